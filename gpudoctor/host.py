@@ -1,0 +1,265 @@
+"""The only door to the machine.
+
+Probes never touch the OS directly: they ask a `Host`. `RealHost` runs commands
+(argv lists only, always with a timeout, the whole process group killed on
+timeout), reads files and the environment. Tests use `tests.fakes.FakeHost`,
+which answers only what a scenario scripted.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+# A read of a file we only need the head of (version files, /proc entries).
+DEFAULT_READ_LIMIT = 1 << 20
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What running one argv gave. `error` is set when it could not run at all."""
+
+    argv: tuple[str, ...]
+    returncode: int | None
+    stdout: str = ""
+    stderr: str = ""
+    timed_out: bool = False
+    error: str | None = None
+    duration_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out and self.error is None
+
+    def describe(self) -> str:
+        """One line saying how the command ended, for a fact's `tried` list."""
+        cmd = " ".join(self.argv)
+        if self.error:
+            return f"{cmd}: {self.error}"
+        if self.timed_out:
+            return f"{cmd}: timed out after {self.duration_s:.1f} s"
+        if self.returncode != 0:
+            tail = (self.stderr or self.stdout).strip().splitlines()[-1:] or [""]
+            return f"{cmd}: exit {self.returncode} {tail[0]}".rstrip()
+        return f"{cmd}: ok"
+
+
+class NvmlError(Exception):
+    """An NVML call failed; `name` is NVML's error name without the prefix
+    (for example "LibraryNotFound", "DriverNotLoaded", "LibRmVersionMismatch",
+    "NotSupported")."""
+
+    def __init__(self, name: str, message: str = "") -> None:
+        super().__init__(message or name)
+        self.name = name
+
+
+class NvmlPort(Protocol):
+    """Our own narrow view of NVML, so fakes are keyed by our API, not pynvml's."""
+
+    def init(self) -> None: ...
+
+    def shutdown(self) -> None: ...
+
+    def call(self, name: str, *args: Any) -> Any:
+        """Call pynvml function `name` (e.g. "nvmlDeviceGetCount"); raise NvmlError."""
+        ...
+
+
+class Host(Protocol):
+    def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
+            stdin: str | None = None) -> CommandResult: ...
+
+    def read_text(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> str | None: ...
+
+    def read_bytes(self, path: str, offset: int = 0, size: int = -1) -> bytes | None: ...
+
+    def exists(self, path: str) -> bool: ...
+
+    def is_dir(self, path: str) -> bool: ...
+
+    def listdir(self, path: str) -> list[str]: ...
+
+    def glob(self, pattern: str) -> list[str]: ...
+
+    def realpath(self, path: str) -> str: ...
+
+    def file_size(self, path: str) -> int | None: ...
+
+    def env(self) -> Mapping[str, str]: ...
+
+    def which(self, name: str) -> str | None: ...
+
+    def nvml(self) -> NvmlPort: ...
+
+    @property
+    def python(self) -> str:
+        """The interpreter gpudoctor itself runs on."""
+        ...
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        try:
+            proc.kill()
+        except OSError:
+            pass
+
+
+def run_command(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
+                stdin: str | None = None) -> CommandResult:
+    """Run argv (never through a shell) with a hard timeout.
+
+    The child gets its own process group so a hung tool and everything it
+    spawned is killed at the deadline; output read so far is kept.
+    """
+    argv = tuple(str(a) for a in argv)
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            errors="replace",
+            env=dict(env) if env is not None else None,
+            start_new_session=True,
+        )
+    except FileNotFoundError:
+        return CommandResult(argv, None, error="not found")
+    except OSError as exc:
+        return CommandResult(argv, None, error=f"{type(exc).__name__}: {exc.strerror or exc}")
+    try:
+        out, err = proc.communicate(input=stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        try:
+            out, err = proc.communicate(timeout=2)
+        except subprocess.TimeoutExpired:
+            out, err = "", ""
+        return CommandResult(argv, None, out or "", err or "", timed_out=True,
+                             duration_s=time.monotonic() - start)
+    return CommandResult(argv, proc.returncode, out, err, duration_s=time.monotonic() - start)
+
+
+class RealNvml:
+    """NvmlPort over pynvml, imported lazily (it costs ~40 ms and may be absent)."""
+
+    def __init__(self) -> None:
+        self._mod: Any = None
+
+    def _pynvml(self) -> Any:
+        if self._mod is None:
+            try:
+                import pynvml  # noqa: PLC0415 - only this module may import pynvml
+            except ImportError as exc:  # pragma: no cover - it is a dependency
+                raise NvmlError("ModuleNotFound", str(exc)) from exc
+            self._mod = pynvml
+        return self._mod
+
+    def _translate(self, exc: Exception) -> NvmlError:
+        # pynvml raises subclasses named like NVMLError_DriverNotLoaded.
+        cls = type(exc).__name__
+        name = cls.split("NVMLError_", 1)[1] if cls.startswith("NVMLError_") else cls
+        return NvmlError(name, str(exc))
+
+    def init(self) -> None:
+        mod = self._pynvml()
+        try:
+            mod.nvmlInit()
+        except mod.NVMLError as exc:
+            raise self._translate(exc) from exc
+
+    def shutdown(self) -> None:
+        mod = self._pynvml()
+        try:
+            mod.nvmlShutdown()
+        except mod.NVMLError:
+            pass
+
+    def call(self, name: str, *args: Any) -> Any:
+        mod = self._pynvml()
+        fn = getattr(mod, name, None)
+        if fn is None:
+            raise NvmlError("FunctionNotFound", f"pynvml has no {name}")
+        try:
+            value = fn(*args)
+        except mod.NVMLError as exc:
+            raise self._translate(exc) from exc
+        # Older nvidia-ml-py returned bytes; current versions return str.
+        return value.decode(errors="replace") if isinstance(value, bytes) else value
+
+
+@dataclass
+class RealHost:
+    """The machine gpudoctor runs on."""
+
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    _nvml: RealNvml = field(default_factory=RealNvml)
+
+    def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
+            stdin: str | None = None) -> CommandResult:
+        return run_command(argv, timeout=timeout, env=env, stdin=stdin)
+
+    def read_text(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> str | None:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                return fh.read(limit)
+        except OSError:
+            return None
+
+    def read_bytes(self, path: str, offset: int = 0, size: int = -1) -> bytes | None:
+        try:
+            with open(path, "rb") as fh:
+                fh.seek(offset)
+                return fh.read(size)
+        except OSError:
+            return None
+
+    def exists(self, path: str) -> bool:
+        return os.path.exists(path)
+
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(path)
+
+    def listdir(self, path: str) -> list[str]:
+        try:
+            return sorted(os.listdir(path))
+        except OSError:
+            return []
+
+    def glob(self, pattern: str) -> list[str]:
+        return sorted(_glob.glob(pattern))
+
+    def realpath(self, path: str) -> str:
+        return os.path.realpath(path)
+
+    def file_size(self, path: str) -> int | None:
+        try:
+            return os.path.getsize(path)
+        except OSError:
+            return None
+
+    def env(self) -> Mapping[str, str]:
+        return self.environ
+
+    def which(self, name: str) -> str | None:
+        return shutil.which(name, path=self.environ.get("PATH"))
+
+    def nvml(self) -> NvmlPort:
+        return self._nvml
+
+    @property
+    def python(self) -> str:
+        return sys.executable

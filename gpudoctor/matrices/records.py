@@ -1,0 +1,198 @@
+"""The row types of the compatibility matrices.
+
+Each TOML file under gpudoctor/matrices/ holds `schema_version`, `data_as_of`
+and one array of tables per fact type; each row becomes one of these frozen
+records. Fields are facts only: what to run belongs in a rule's Fix.
+
+Every row has `source` (a URL or "owner/repo path@commit") and may have
+`note`, where conflicts between sources are written down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CudaToolkit:
+    """cuda.toml [[toolkit]]: the driver bundled with each toolkit release
+    (NVIDIA release notes, "CUDA Toolkit and Corresponding Driver Versions")."""
+
+    version: str  # "12.8.1" for 12.8 Update 1, "12.8.0" for GA
+    label: str  # "12.8 Update 1", as NVIDIA names it
+    min_driver_linux: str
+    source: str
+    min_driver_windows: str | None = None  # None where NVIDIA lists N/A (13.x)
+    cudart: str | None = None  # libcudart version shipped, "12.8.57"
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class MinorCompat:
+    """cuda.toml [[minor_compat]]: the lowest driver that runs every minor
+    release of a CUDA major through minor-version compatibility."""
+
+    cuda_major: int
+    min_driver_linux: str
+    source: str
+    min_driver_windows: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ArchSupport:
+    """cuda.toml [[arch_support]]: the real SASS targets nvcc accepts for a
+    range of toolkits (inclusive), e.g. 12.8..12.8 -> sm_50..sm_120."""
+
+    cuda_from: str  # "12.8"
+    sm: tuple[str, ...]  # ("sm_50", ..., "sm_120")
+    source: str
+    cuda_to: str | None = None  # inclusive; None = still current
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class DriverBranch:
+    """cuda.toml [[driver_branch]]: what a driver branch runs and supports."""
+
+    branch: int  # 535, 580
+    max_cuda_major: int  # newest CUDA major without the forward-compat package
+    source: str
+    designation: str | None = None  # "LTSB", "Production Branch", "New Feature Branch"
+    end_of_life: str | None = None  # "2028-06"
+    # Architectures for which this is the last branch ("Maxwell", "Pascal", "Volta").
+    last_for_arch: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class GpuModel:
+    """gpus.toml [[gpu]]: one GPU model. TFLOPS are dense (not sparse)."""
+
+    name: str  # canonical, "H100 SXM5 80GB"
+    compute_capability: str  # "9.0"
+    arch: str  # "Hopper"
+    memory_gb: float
+    source: str
+    # Device names as NVML / nvidia-smi / CUDA report them, matched case-insensitively.
+    nvml_names: tuple[str, ...] = ()
+    segment: str = "data-center"  # "data-center" | "workstation" | "consumer" | "embedded"
+    memory_bandwidth_gbs: float | None = None
+    fp32_tflops: float | None = None
+    tf32_tflops: float | None = None  # tensor core, dense
+    fp16_tflops: float | None = None  # tensor core, FP32 accumulate, dense
+    bf16_tflops: float | None = None
+    fp8_tflops: float | None = None
+    fp4_tflops: float | None = None
+    tdp_w: float | None = None
+    interconnect: str | None = None  # "NVLink 4 900 GB/s", "PCIe 5.0 x16"
+    release_year: int | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PrecisionSupport:
+    """gpus.toml [[precision]]: hardware precision support by compute capability."""
+
+    compute_capability: str  # exact: "8.9"
+    fp16_tensor_cores: bool
+    tf32: bool
+    bf16: bool
+    fp8: bool
+    fp4: bool
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class TorchRelease:
+    """torch.toml [[release]]: one PyTorch release on PyPI."""
+
+    version: str  # "2.14.1"
+    python_min: str  # "3.10"
+    python_max: str  # "3.14" (newest supported, experimental ones excluded)
+    source: str
+    torchvision: str | None = None
+    torchaudio: str | None = None
+    released: str | None = None  # "2026-10-15"
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class TorchBuild:
+    """torch.toml [[build]]: one wheel variant of a release series on one platform."""
+
+    series: str  # "2.14": the minor series; applies to all its patch releases
+    variant: str  # "cu130" | "cu126" | "cpu" | "rocm6.4" | "xpu"
+    platform: str  # "linux-x86_64" | "linux-aarch64" | "windows-x86_64" | "macos-arm64"
+    source: str
+    cuda: str | None = None  # "13.0" (None for cpu/rocm/xpu)
+    cudnn: str | None = None  # bundled/pinned cuDNN, "9.13.0.50"
+    nccl: str | None = None
+    # As torch.cuda.get_arch_list() prints it: ("sm_75", ..., "sm_120", "compute_120").
+    arch_list: tuple[str, ...] = ()
+    pypi_default: bool = False  # a plain `pip install torch` gets this variant here
+    index_url: str | None = None  # "https://download.pytorch.org/whl/cu130"
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class TensorflowRelease:
+    """tensorflow.toml [[release]]: tested build configuration of one release."""
+
+    version: str  # "2.18"
+    python_min: str
+    python_max: str
+    source: str
+    cuda: str | None = None  # "12.5"
+    cudnn: str | None = None  # "9.3"
+    and_cuda_extra: bool = False  # `pip install tensorflow[and-cuda]` exists
+    windows_native_gpu: bool = False
+    arch_list: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class JaxRelease:
+    """jax.toml [[release]]: requirements of a range of jax/jaxlib releases."""
+
+    version_from: str  # "0.8.0"
+    extras: tuple[str, ...]  # ("cuda12", "cuda12-local", "cuda13", "cuda13-local")
+    source: str
+    version_to: str | None = None  # inclusive; None = still current
+    cuda12_min: str | None = None  # minimum CUDA 12 runtime, "12.1"
+    cuda13_min: str | None = None
+    cudnn_min: str | None = None
+    min_driver_cuda12: str | None = None
+    min_driver_cuda13: str | None = None
+    min_sm_cuda12: str | None = None  # "5.2"
+    min_sm_cuda13: str | None = None  # "7.5"
+    python_min: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CudnnRelease:
+    """cudnn.toml [[release]]: support matrix of a cuDNN release range."""
+
+    version_from: str  # "9.11.0"
+    cuda_majors: tuple[int, ...]  # (12, 13)
+    min_sm: str  # "7.5"
+    source: str
+    version_to: str | None = None
+    max_sm: str | None = None
+    min_driver_linux: str | None = None  # for the newest CUDA major it supports
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CupyPackage:
+    """cupy.toml [[package]]: a CuPy wheel name and the CUDA it needs."""
+
+    package: str  # "cupy-cuda12x"
+    cuda_major: int
+    source: str
+    cuda_min: str | None = None  # "12.0"
+    version_from: str | None = None  # first CuPy release with this package
+    version_to: str | None = None
+    note: str = ""

@@ -1,0 +1,222 @@
+"""What gpudoctor knows about one environment: frozen facts with provenance.
+
+Probes build a Snapshot from a live machine; `diagnose` builds one from a pasted
+report; `check --from FILE` reads one back. Rules only ever see a Snapshot.
+
+Versions are kept apart on purpose, because confusing them is the field's
+most common bug:
+  driver.version      the driver release, "580.65.06"
+  driver.cuda_api     the newest CUDA the driver supports (cuDriverGetVersion,
+                      nvidia-smi's "CUDA Version"), "13.0"
+  cuda_runtimes[i]    each CUDA runtime / toolkit found on disk, "13.0.96"
+  framework.cuda      the CUDA a framework was built with, "13.0"
+
+Unknown is not absent: a list field is None when nobody looked (a paste that
+did not mention GPUs), and () when we looked and found nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from gpudoctor import __version__
+from gpudoctor.serde import from_data, to_data
+
+SCHEMA_VERSION = 1
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Fact(Generic[T]):
+    """One value and where it came from. `tried` records what was attempted
+    when the value could not be read, so "unknown" is explained."""
+
+    value: T | None = None
+    source: str = ""
+    tried: tuple[str, ...] = ()
+
+    @property
+    def known(self) -> bool:
+        return self.value is not None
+
+
+def fact(value: T | None, source: str, tried: tuple[str, ...] | list[str] = ()) -> Fact[T]:
+    return Fact(value, source if value is not None else "", tuple(tried))
+
+
+@dataclass(frozen=True)
+class System:
+    os: Fact[str] = field(default_factory=Fact)  # "linux" | "windows" | "darwin"
+    os_release: Fact[str] = field(default_factory=Fact)  # "Ubuntu 22.04.4 LTS"
+    kernel: Fact[str] = field(default_factory=Fact)
+    machine: Fact[str] = field(default_factory=Fact)  # "x86_64" | "aarch64"
+    glibc: Fact[str] = field(default_factory=Fact)
+    python: Fact[str] = field(default_factory=Fact)  # target interpreter's version, "3.11.7"
+    python_executable: Fact[str] = field(default_factory=Fact)
+    environment: Fact[str] = field(default_factory=Fact)  # "venv" | "conda" | "system"
+    container: Fact[str] = field(default_factory=Fact)  # "docker" | "podman" | "kubernetes" | "lxc" | "none"
+    gpu_device_nodes: Fact[tuple[str, ...]] = field(default_factory=Fact)  # /dev/nvidia*
+    wsl: Fact[bool] = field(default_factory=Fact)
+    wsl_libcuda: Fact[str] = field(default_factory=Fact)  # /usr/lib/wsl/lib/libcuda.so.1
+
+
+@dataclass(frozen=True)
+class Driver:
+    version: Fact[str] = field(default_factory=Fact)
+    cuda_api: Fact[str] = field(default_factory=Fact)
+    # CUresult of cuInit(0): 0 is success; 100 no device, 999 unknown...
+    cuinit: Fact[int] = field(default_factory=Fact)
+    # "proprietary" | "open" | "not-loaded"
+    kernel_module: Fact[str] = field(default_factory=Fact)
+    nouveau_loaded: Fact[bool] = field(default_factory=Fact)
+    # "ok", or NVML's error name: "LibraryNotFound", "DriverNotLoaded", "LibRmVersionMismatch", ...
+    nvml: Fact[str] = field(default_factory=Fact)
+    libcuda: Fact[str] = field(default_factory=Fact)  # path of the libcuda.so.1 that loads
+
+
+@dataclass(frozen=True)
+class GpuProcess:
+    pid: int
+    used_memory_mib: int | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Gpu:
+    index: int  # NVML index (PCI bus order), not necessarily CUDA's
+    name: str
+    source: str = "nvml"
+    uuid: str | None = None
+    pci_bus_id: str | None = None
+    compute_capability: str | None = None  # "8.6"
+    memory_total_mib: int | None = None
+    memory_used_mib: int | None = None
+    mig_mode: bool | None = None
+    persistence_mode: bool | None = None
+    ecc_enabled: bool | None = None
+    ecc_uncorrected_volatile: int | None = None
+    retired_pages_pending: bool | None = None
+    remapped_rows_pending: bool | None = None
+    remapped_rows_failure: bool | None = None
+    pcie_gen_current: int | None = None
+    pcie_gen_max: int | None = None
+    pcie_width_current: int | None = None
+    pcie_width_max: int | None = None
+    throttle_reasons: tuple[str, ...] | None = None
+    processes: tuple[GpuProcess, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """Which GPUs a CUDA program would see, and in what order."""
+
+    cuda_visible_devices: str | None = None
+    cuda_device_order: str | None = None  # unset means CUDA's FASTEST_FIRST
+    # NVML indices visible to CUDA, in CUDA's order; None when it cannot be told.
+    visible: tuple[int, ...] | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CudaRuntime:
+    """A CUDA runtime (libcudart) or toolkit the target environment could load."""
+
+    version: str | None  # "13.0.96"; "13.0" when only major.minor is known
+    path: str  # directory of the library, or the toolkit root
+    kind: str  # "toolkit" | "pip" | "conda" | "ld-library-path" | "system"
+    source: str
+    nvcc: str | None = None  # nvcc's release for a toolkit, "13.0.88"
+
+
+@dataclass(frozen=True)
+class Library:
+    """A cuDNN or NCCL installation."""
+
+    name: str  # "cudnn" | "nccl"
+    version: str | None  # "9.13.0.50", or "9.13.0" from a header
+    path: str
+    kind: str  # "pip" | "toolkit" | "conda" | "ld-library-path" | "system"
+    source: str
+    cuda_major: int | None = None  # from the wheel name (-cu12) when known
+
+
+@dataclass(frozen=True)
+class DeepResult:
+    """What importing the framework in the target interpreter showed (--deep)."""
+
+    imported: bool
+    error: str | None = None
+    is_available: bool | None = None
+    device_count: int | None = None
+    devices: tuple[str, ...] = ()
+    arch_list: tuple[str, ...] | None = None
+    cudnn_runtime: str | None = None  # version of the cuDNN actually loaded
+    loaded_libraries: tuple[str, ...] = ()  # CUDA libraries mapped into the process
+    op_results: tuple[str, ...] = ()  # per visible device: "ok" or the error text
+    timed_out: bool = False
+    duration_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Framework:
+    name: str  # "torch" | "tensorflow" | "jax" | "cupy"
+    version: Fact[str] = field(default_factory=Fact)  # "2.14.1+cu130"
+    location: str | None = None
+    # "cuda" | "cpu" | "rocm" | "xpu" | "mps"
+    build: Fact[str] = field(default_factory=Fact)
+    cuda: Fact[str] = field(default_factory=Fact)  # CUDA it was built with, "13.0"
+    cudnn: Fact[str] = field(default_factory=Fact)  # cuDNN it was built with / pins
+    nccl: Fact[str] = field(default_factory=Fact)
+    # ("sm_75", "sm_80", ..., "compute_120"): SASS targets and embedded PTX
+    arch_list: Fact[tuple[str, ...]] = field(default_factory=Fact)
+    requires_python: str | None = None
+    deep: DeepResult | None = None
+
+
+@dataclass(frozen=True)
+class ProbeError:
+    """A probe that crashed: a bug in gpudoctor, reported, never fatal."""
+
+    probe: str
+    error: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    schema_version: int = SCHEMA_VERSION
+    gpudoctor_version: str = __version__
+    origin: str = "live"  # "live" | "diagnose" | "file"
+    created: str = ""
+    system: System = field(default_factory=System)
+    driver: Driver = field(default_factory=Driver)
+    gpus: tuple[Gpu, ...] | None = None
+    visibility: Visibility = field(default_factory=Visibility)
+    cuda_runtimes: tuple[CudaRuntime, ...] | None = None
+    cudnn: tuple[Library, ...] | None = None
+    nccl: tuple[Library, ...] | None = None
+    frameworks: tuple[Framework, ...] | None = None
+    probe_errors: tuple[ProbeError, ...] = ()
+
+    def framework(self, name: str) -> Framework | None:
+        for fw in self.frameworks or ():
+            if fw.name == name:
+                return fw
+        return None
+
+    def visible_gpus(self) -> tuple[Gpu, ...] | None:
+        """GPUs a CUDA program would see, in CUDA order (all when unknown)."""
+        if self.gpus is None:
+            return None
+        if self.visibility.visible is None:
+            return self.gpus
+        by_index = {g.index: g for g in self.gpus}
+        return tuple(by_index[i] for i in self.visibility.visible if i in by_index)
+
+    def to_dict(self) -> dict:
+        return to_data(self)
+
+    @classmethod
+    def from_dict(cls, data: object) -> Snapshot:
+        """Rebuild from JSON data; raises serde.DataError naming the bad key."""
+        return from_data(cls, data, "snapshot")
