@@ -34,7 +34,7 @@ class Fact(Generic[T]):
 
     value: T | None = None
     source: str = ""
-    tried: tuple[str, ...] = ()
+    tried: tuple[str, ...] = field(default=(), metadata={"omit_empty": True})
 
     @property
     def known(self) -> bool:
