@@ -23,17 +23,21 @@ def _pip_libs(s: Snapshot, name: str) -> list[Library]:
     return [lib for lib in (s.cudnn if name == "cudnn" else s.nccl) or () if lib.kind == "pip" and lib.version]
 
 
-def cudnn_in_use(s: Snapshot, fw: Framework) -> tuple[str, str] | None:
-    """(version, source) of the cuDNN a framework uses: what it loaded (--deep),
-    else the pip wheel beside it, else what it was built with."""
+def cudnn_loaded(s: Snapshot, fw: Framework) -> tuple[str, str] | None:
+    """(version, source) of the cuDNN a framework gets: what it loaded (--deep),
+    else the pip wheel installed beside it."""
     if fw.deep and fw.deep.cudnn_runtime:
         return fw.deep.cudnn_runtime, f"{fw.name} --deep import"
     pips = _pip_libs(s, "cudnn")
-    if pips:
-        return pips[0].version, pips[0].source
-    if fw.cudnn.known:
+    return (pips[0].version, pips[0].source) if pips else None
+
+
+def cudnn_in_use(s: Snapshot, fw: Framework) -> tuple[str, str] | None:
+    """What a framework gets, else what it was built with."""
+    got = cudnn_loaded(s, fw)
+    if got is None and fw.cudnn.known:
         return fw.cudnn.value, fw.cudnn.source
-    return None
+    return got
 
 
 def cudnn_min_sm(m, version: str):
@@ -82,13 +86,10 @@ def cudnn_mismatch(s: Snapshot, m):
         built = fw.cudnn.value
         if not built:
             continue
-        if fw.deep and fw.deep.cudnn_runtime:
-            have, source = fw.deep.cudnn_runtime, f"{fw.name} --deep import"
-        else:
-            pips = _pip_libs(s, "cudnn")
-            if not pips:
-                continue
-            have, source = pips[0].version, pips[0].source
+        got = cudnn_loaded(s, fw)
+        if got is None:
+            continue
+        have, source = got
         b, h = _ver(built), _ver(have)
         if not b or not h or h[:len(b)] == b[:len(h)]:
             continue
