@@ -102,30 +102,50 @@ class Matrices:
     def gpus(self) -> tuple[r.GpuModel, ...]:
         return self.table("gpus", "gpu")
 
-    def gpu(self, name: str) -> r.GpuModel | None:
-        """The model for a device or user-given name; None when nothing is close."""
-        hits = self.gpu_candidates(name, limit=1)
-        return hits[0] if hits else None
+    def gpu(self, name: str, memory_gb: float | None = None) -> r.GpuModel | None:
+        """The model for a device or user-given name; None unless a row's name or
+        NVML string matches word for word (a mere close spelling is not enough).
+        `memory_gb` separates models that report the same name (RTX 4060 Ti 8/16 GB)."""
+        ranked = self._rank_gpus(name, memory_gb)
+        return ranked[0][1] if ranked and ranked[0][0] < _CLOSE_SPELLING else None
 
-    def gpu_candidates(self, name: str, limit: int = 5) -> list[r.GpuModel]:
-        norm = _norm_gpu(name)
-        if not norm:
+    def gpu_candidates(self, name: str, limit: int = 5, memory_gb: float | None = None) -> list[r.GpuModel]:
+        """Models for a name, best first: exact matches, then rows containing every
+        word of the name ("a100" -> all A100s), then rows whose words all occur in
+        the name (a MIG device string), then close spellings. A laptop part never
+        matches its desktop namesake except as a close spelling."""
+        return [g for _, g in self._rank_gpus(name, memory_gb)[:limit]]
+
+    def _rank_gpus(self, name: str, memory_gb: float | None) -> list[tuple[int, r.GpuModel]]:
+        query = _norm_gpu(name).split()
+        if not query:
             return []
-        exact = [g for g in self.gpus
-                 if norm == _norm_gpu(g.name) or norm in (_norm_gpu(n) for n in g.nvml_names)]
-        if exact:
-            return exact[:limit]
-        keys: dict[str, r.GpuModel] = {}
-        for g in self.gpus:
+        scores: dict[int, tuple[int, int]] = {}
+        for i, g in enumerate(self.gpus):
             for key in (g.name, *g.nvml_names):
-                keys.setdefault(_norm_gpu(key), g)
-        # Substring either way ("4090" in "geforce rtx 4090"), preferring the tightest.
-        subs = sorted((k for k in keys if norm in k or k in norm), key=lambda k: abs(len(k) - len(norm)))
-        picked: list[r.GpuModel] = []
-        for k in subs + difflib.get_close_matches(norm, list(keys), n=limit, cutoff=0.6):
-            if keys[k] not in picked:
-                picked.append(keys[k])
-        return picked[:limit]
+                words = _norm_gpu(key).split()
+                if _MOBILE.intersection(query) - _MOBILE.intersection(words):
+                    continue  # a laptop part is not its desktop namesake
+                if words == query:
+                    score = (0, 0)
+                elif _all_words_in(query, words):
+                    score = (1, len(words) - len(query))
+                elif _all_words_in(words, query):
+                    score = (2, len(query) - len(words))
+                else:
+                    continue
+                scores[i] = min(score, scores.get(i, score))
+        if not scores:
+            keys = {_norm_gpu(k): i for i, g in enumerate(self.gpus) for k in (g.name, *g.nvml_names)}
+            plain = " ".join(w for w in query if w not in _MOBILE and w != "gpu")  # suggest the desktop namesake
+            for rank, k in enumerate(difflib.get_close_matches(plain, list(keys), n=10, cutoff=0.6)):
+                scores.setdefault(keys[k], (_CLOSE_SPELLING, rank))
+
+        def order(i: int) -> tuple[float, ...]:
+            gap = abs(self.gpus[i].memory_gb - memory_gb) if memory_gb is not None else 0.0
+            return (*scores[i], gap, i)
+
+        return [(scores[i][0], self.gpus[i]) for i in sorted(scores, key=order)]
 
     def precision(self, cc: str | ComputeCapability) -> r.PrecisionSupport | None:
         want = cc if isinstance(cc, ComputeCapability) else compute_capability(cc)
@@ -178,11 +198,30 @@ def torch_series(version: str) -> str:
     return ".".join(str(n) for n in nums[:2])
 
 
+_CLOSE_SPELLING = 3  # rank of a difflib-only match: a suggestion, never an answer
+_MOBILE = {"laptop", "mobile"}
+
+
 def _norm_gpu(name: str) -> str:
+    """'NVIDIA GeForce RTX 4090' -> 'rtx 4090'; 'NVIDIA A100-SXM4-80GB' -> 'a100 sxm4 80gb'.
+    Vendor and brand words go (older drivers omit them); 'Quadro' stays, it tells
+    Quadro RTX 6000 from RTX 6000 Ada."""
     s = name.lower()
-    s = re.sub(r"\b(nvidia|geforce|tesla|quadro)\b", " ", s)
+    s = re.sub(r"\bmig\b.*", " ", s)  # "... MIG 3g.40gb": the profile is not the model
+    s = re.sub(r"\b(nvidia|geforce|tesla)\b", " ", s)
+    s = re.sub(r"\b(rtx|gtx)(?=\d)", r"\1 ", s)  # "rtx4090" -> "rtx 4090"
+    s = re.sub(r"(\d)\s*(gb|g)\b", r"\1gb", s)  # "80 GB", "144G" -> "80gb", "144gb"
     s = re.sub(r"[^a-z0-9]+", " ", s)
     return " ".join(s.split())
+
+
+def _all_words_in(needles: list[str], hay: list[str]) -> bool:
+    """Every needle word is a word of `hay`, or a letter-ended stem of one that only
+    adds digits ("sxm" matches "sxm4"; "h20" does not match "h200")."""
+    def found(w: str) -> bool:
+        return any(h == w or (len(w) >= 3 and w[-1].isalpha() and h.startswith(w) and h[len(w):].isdigit())
+                   for h in hay)
+    return all(found(w) for w in needles)
 
 
 @functools.lru_cache(maxsize=4)
