@@ -36,7 +36,7 @@ def persistence(s: Snapshot, m):
     if s.system.os.value not in (None, "linux"):
         return
     for g in _all_gpus(s):
-        model = m.gpu(g.name)
+        model = m.gpu(g.name, memory_gb=g.memory_total_mib / 1024 if g.memory_total_mib else None)
         if g.persistence_mode is False and model is not None and model.segment == "data-center":
             yield persistence.rule.finding(
                 f"{gpu_label(g)}: persistence mode is off", subject=f"GPU {g.index}",
