@@ -7,6 +7,7 @@ Files, directories and environment are what the scenario lists, nothing else.
 from __future__ import annotations
 
 import fnmatch
+import io
 import posixpath
 import time
 from collections.abc import Mapping, Sequence
@@ -116,6 +117,12 @@ class FakeHost:
             return None
         raw = data if isinstance(data, bytes) else data.encode()
         return raw[offset:] if size < 0 else raw[offset:offset + size]
+
+    def open_binary(self, path: str) -> io.BytesIO | None:
+        data = self.files.get(self.realpath(path))
+        if data is None:
+            return None
+        return io.BytesIO(data if isinstance(data, bytes) else data.encode())
 
     def exists(self, path: str) -> bool:
         p = self.realpath(path)
