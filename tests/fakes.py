@@ -140,7 +140,10 @@ class FakeHost:
         return sorted(names)
 
     def glob(self, pattern: str) -> list[str]:
-        return sorted(p for p in set(self.files) | self._all_dirs() if fnmatch.fnmatchcase(p, pattern))
+        # Like glob.glob, a "*" does not cross a "/".
+        depth = pattern.count("/")
+        return sorted(p for p in set(self.files) | self._all_dirs()
+                      if p.count("/") == depth and fnmatch.fnmatchcase(p, pattern))
 
     def realpath(self, path: str) -> str:
         path = posixpath.normpath(path)

@@ -79,7 +79,8 @@ def _kernel_module(ctx: Context) -> tuple[Fact[str], Fact[str]]:
         first = text.splitlines()[0] if text.strip() else ""
         m = _VERSION_TOKEN.search(first)
         flavor = "open" if "open kernel module" in first.lower() else "proprietary"
-        version = fact(m.group(1) if m else None, PROC_VERSION, [] if m else [f"{PROC_VERSION}: no version in {first!r}"])
+        tried = [] if m else [f"{PROC_VERSION}: no version in {first!r}"]
+        version = fact(m.group(1) if m else None, PROC_VERSION, tried)
         return version, Fact(flavor, PROC_VERSION)
     tried = [f"{PROC_VERSION}: absent"]
     sys_text = ctx.host.read_text(SYS_VERSION, limit=256)

@@ -11,15 +11,14 @@ written "12.x".
 
 from __future__ import annotations
 
-import ast
+import contextlib
 import json
 import posixpath
 import re
-from email.message import Message
 
 from gpudoctor.probes import fatbin
 from gpudoctor.probes.context import Context
-from gpudoctor.probes.locate import Dist, dists_in, find_dist, read_metadata
+from gpudoctor.probes.locate import Dist, Metadata, dists_in, find_dist, read_metadata
 from gpudoctor.snapshot import Fact, Framework, fact
 
 TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tensorflow-intel")
@@ -27,12 +26,8 @@ CUPY_DIST = re.compile(r"cupy(?:-cuda(\d+)x?|-rocm-[\d-]+)?$")
 
 
 def probe(ctx: Context) -> tuple[Framework, ...]:
-    found = []
-    for name, reader in (("torch", _torch), ("tensorflow", _tensorflow), ("jax", _jax), ("cupy", _cupy)):
-        fw = reader(ctx)
-        if fw is not None:
-            found.append(fw)
-    return tuple(found)
+    found = (reader(ctx) for reader in (_torch, _tensorflow, _jax, _cupy))
+    return tuple(fw for fw in found if fw is not None)
 
 
 # --- shared helpers -------------------------------------------------------
@@ -41,7 +36,7 @@ def package_dir(dist: Dist, package: str) -> str:
     return posixpath.join(dist.site_dir, package)
 
 
-def requirement(meta: Message, dist_pattern: str) -> tuple[str, str] | None:
+def requirement(meta: Metadata, dist_pattern: str) -> tuple[str, str] | None:
     """(dist name, version spec) of the first Requires-Dist matching
     `dist_pattern` ('nvidia-cudnn-cu\\d+'); '==9.13.0.50' gives '9.13.0.50'."""
     for line in meta.get_all("Requires-Dist") or []:
@@ -52,7 +47,7 @@ def requirement(meta: Message, dist_pattern: str) -> tuple[str, str] | None:
     return None
 
 
-def pinned(meta: Message, dist_pattern: str, owner: str) -> Fact[str]:
+def pinned(meta: Metadata, dist_pattern: str, owner: str) -> Fact[str]:
     req = requirement(meta, dist_pattern)
     if req is None or not req[1]:
         return Fact(None, "", (f"{owner} METADATA: no {dist_pattern} requirement",))
@@ -81,13 +76,20 @@ def arch_fact(ctx: Context, libraries: list[str], label_root: str) -> Fact[tuple
 
 def _python_assignments(text: str) -> dict[str, object]:
     """Top-level `name = <literal>` (also annotated) assignments of a module."""
+    import ast  # noqa: PLC0415 - only needed when a framework is installed
+
     out: dict[str, object] = {}
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return out
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        else:
+            continue
         value = getattr(node, "value", None)
         for target in targets:
             if isinstance(target, ast.Name) and value is not None:
@@ -96,10 +98,8 @@ def _python_assignments(text: str) -> dict[str, object]:
                 except ValueError:
                     # collections.OrderedDict([...]) as TF writes build_info
                     if isinstance(value, ast.Call) and value.args:
-                        try:
+                        with contextlib.suppress(ValueError, TypeError):
                             out[target.id] = dict(ast.literal_eval(value.args[0]))
-                        except (ValueError, TypeError):
-                            pass
     return out
 
 
@@ -128,7 +128,7 @@ def _torch(ctx: Context) -> Framework | None:
     lib_dir = posixpath.join(root, "lib")
     if cuda:
         libs = [posixpath.join(lib_dir, n) for n in ("libtorch_cuda.so", "libtorch_cuda_cu.so")]
-        libs = [p for p in libs if ctx.host.exists(p)] or sorted(ctx.host.glob(posixpath.join(lib_dir, "libtorch_cuda*.so")))
+        libs = [p for p in libs if ctx.host.exists(p)] or ctx.host.glob(posixpath.join(lib_dir, "libtorch_cuda*.so"))
         arch = arch_fact(ctx, libs, dist.site_dir)
         cudnn = pinned(meta, r"nvidia-cudnn-cu\d+", "torch")
         if not cudnn.known:

@@ -85,7 +85,7 @@ def probe(ctx: Context, spec: Spec) -> tuple[Library, ...]:
     majors: dict[int, int | None] = {}  # id(entry) -> CUDA major
     for site_dir in ctx.search_dirs():
         _add_pip(ctx, reg, spec, site_dir, majors)
-    for root, hows in toolkit_roots(ctx):
+    for root, _hows in toolkit_roots(ctx):
         dirs = [d for d in toolkit_lib_dirs(ctx, root) if reg.files(d)]
         if dirs:
             version, source = _version(ctx, spec, reg, dirs, [posixpath.join(root, "include")])

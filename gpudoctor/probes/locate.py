@@ -10,8 +10,6 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
-from email.parser import HeaderParser
-from email.message import Message
 
 from gpudoctor.host import Host
 from gpudoctor.probes.context import Context
@@ -77,14 +75,40 @@ def find_dist(ctx: Context, *names: str) -> Dist | None:
     return None
 
 
-def read_metadata(host: Host, dist: Dist) -> Message:
-    """The core metadata headers (METADATA / PKG-INFO), without the long description."""
+class Metadata:
+    """Core metadata headers (METADATA / PKG-INFO): repeated keys kept in order."""
+
+    def __init__(self, headers: list[tuple[str, str]] | None = None) -> None:
+        self.headers = headers or []
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        return next((v for k, v in self.headers if k.lower() == key.lower()), default)
+
+    def get_all(self, key: str) -> list[str]:
+        return [v for k, v in self.headers if k.lower() == key.lower()]
+
+
+def parse_metadata(text: str) -> Metadata:
+    """RFC 822-style headers up to the first blank line (the long description
+    follows it); a line starting with whitespace continues the previous one."""
+    headers: list[tuple[str, str]] = []
+    for line in text.split("\n\n", 1)[0].splitlines():
+        if line[:1] in (" ", "\t") and headers:
+            key, value = headers[-1]
+            headers[-1] = (key, value + " " + line.strip())
+        elif ":" in line:
+            key, value = line.split(":", 1)
+            headers.append((key.strip(), value.strip()))
+    return Metadata(headers)
+
+
+def read_metadata(host: Host, dist: Dist) -> Metadata:
+    """The core metadata of an installed distribution (empty when unreadable)."""
     for name in ("METADATA", "PKG-INFO"):
         text = host.read_text(posixpath.join(dist.path, name), limit=256 * 1024)
         if text is not None:
-            head = text.split("\n\n", 1)[0]
-            return HeaderParser().parsestr(head)
-    return Message()
+            return parse_metadata(text)
+    return Metadata()
 
 
 def ld_library_path_dirs(ctx: Context) -> tuple[str, ...]:

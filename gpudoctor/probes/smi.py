@@ -79,5 +79,5 @@ def _parse(text: str, fields: tuple[str, ...]) -> list[dict[str, str | None]]:
         cells = [c.strip() for c in line.split(",")]
         if len(cells) != len(fields):
             continue
-        rows.append({f: (None if c.lower() in _MISSING else c) for f, c in zip(fields, cells)})
+        rows.append({f: (None if c.lower() in _MISSING else c) for f, c in zip(fields, cells, strict=True)})
     return rows

@@ -28,10 +28,7 @@ def resolve(cvd: str | None, order: str | None, gpus: tuple[Gpu, ...] | None) ->
     gpus = tuple(g for g in gpus or () if g.index >= 0) if gpus is not None else None
     notes: list[str] = []
     cuda_order = _cuda_order(order, gpus, notes)
-    if cvd is None:
-        visible = cuda_order
-    else:
-        visible = _parse(cvd, gpus, cuda_order, notes)
+    visible = cuda_order if cvd is None else _parse(cvd, gpus, cuda_order, notes)
     return Visibility(cuda_visible_devices=cvd, cuda_device_order=order, visible=visible, note=" ".join(notes))
 
 

@@ -7,11 +7,11 @@ much older than gpudoctor's own.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
-SCRIPTS_DIR = Path(__file__).resolve().parent
+SCRIPTS_DIR = os.path.dirname(os.path.realpath(__file__))
 
 
 def script_path(name: str) -> str:
     """Absolute path of the script file `name` ("target_info.py")."""
-    return str(SCRIPTS_DIR / name)
+    return os.path.join(SCRIPTS_DIR, name)

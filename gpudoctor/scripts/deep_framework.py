@@ -58,8 +58,8 @@ def cudnn_text(number):
         return None
     number = int(number)
     if number >= 10000:
-        return "%d.%d.%d" % (number // 10000, number // 100 % 100, number % 100)
-    return "%d.%d.%d" % (number // 1000, number // 100 % 10, number % 100)
+        return f"{number // 10000}.{number // 100 % 100}.{number % 100}"
+    return f"{number // 1000}.{number // 100 % 10}.{number % 100}"
 
 
 def run_ops(result, count, op):
@@ -67,7 +67,7 @@ def run_ops(result, count, op):
     for index in range(count):
         try:
             value = op(index)
-            results.append("ok" if abs(value - 8.0) < 1e-6 else "wrong result %r (expected 8.0)" % value)
+            results.append("ok" if abs(value - 8.0) < 1e-6 else f"wrong result {value!r} (expected 8.0)")
         except Exception as exc:  # noqa: BLE001 - every failure is the answer
             results.append(text_of(exc))
     result["op_results"] = results
@@ -98,7 +98,7 @@ def deep_torch(result):
         result["devices"] = [torch.cuda.get_device_name(i) for i in range(result["device_count"])]
 
         def op(i):
-            x = torch.ones(4, device="cuda:%d" % i) * 2
+            x = torch.ones(4, device=f"cuda:{i}") * 2
             torch.cuda.synchronize(i)
             return float(x.sum().item())
 
@@ -128,7 +128,7 @@ def deep_tensorflow(result):
     result["devices"] = names
 
     def op(i):
-        with tf.device("/GPU:%d" % i):
+        with tf.device(f"/GPU:{i}"):
             return float(tf.reduce_sum(tf.ones([4]) * 2).numpy())
 
     run_ops(result, len(gpus), op)
@@ -205,7 +205,7 @@ def main(name):
             result["error"] = text_of(exc)
     seen = []
     for w in caught:
-        line = ("%s: %s" % (w.category.__name__, str(w.message).strip()))[:MAX_TEXT]
+        line = f"{w.category.__name__}: {str(w.message).strip()}"[:MAX_TEXT]
         if line not in seen:
             seen.append(line)
     result["warnings"] = seen[:20]
