@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from gpudoctor.compat import KernelKind, kernel_for, parse_arch_list
 from gpudoctor.findings import Fix, Severity
-from gpudoctor.rules.common import cuda_frameworks, ev, ev_value, fw_label, gpu_cc, gpu_evidence, gpu_label, need_gpus
+from gpudoctor.rules.common import (
+    cuda_frameworks,
+    ev,
+    ev_value,
+    fw_label,
+    gpu_cc,
+    gpu_evidence,
+    gpu_label,
+    need_gpus,
+)
 from gpudoctor.rules.fixes import reinstall_fix
 from gpudoctor.rules.registry import rule
 from gpudoctor.snapshot import Framework, Gpu, Snapshot

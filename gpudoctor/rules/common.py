@@ -84,3 +84,13 @@ def driver_install_commands(snap: Snapshot, branch: int) -> tuple[str, ...]:
         return (f"sudo dnf module install -y nvidia-driver:{branch}-open   # or :{branch}-dkms for pre-Turing GPUs",
                 "sudo reboot")
     return (f"Install NVIDIA driver {branch} or newer: https://www.nvidia.com/Download/index.aspx", "sudo reboot")
+
+
+# Where the dynamic loader finds a library without being told: LD_LIBRARY_PATH,
+# the system linker cache, an activated conda environment.
+GLOBAL_KINDS = ("ld-library-path", "system", "conda")
+
+
+def on_search_path(item) -> bool:
+    """A CudaRuntime or Library any program could load by soname alone."""
+    return bool(getattr(item, "ld_library_path", False)) or item.kind in GLOBAL_KINDS

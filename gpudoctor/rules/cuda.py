@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from gpudoctor.compat import DriverSupport, KernelKind, driver_supports, kernel_for, ptx_jit_supported
+from gpudoctor.compat import (
+    DriverSupport,
+    KernelKind,
+    driver_supports,
+    kernel_for,
+    ptx_jit_supported,
+)
 from gpudoctor.findings import Fix, Severity
 from gpudoctor.rules.common import (
     cuda_frameworks,
@@ -14,6 +20,7 @@ from gpudoctor.rules.common import (
     gpu_evidence,
     gpu_label,
     need_gpus,
+    on_search_path,
 )
 from gpudoctor.rules.fixes import reinstall_fix
 from gpudoctor.rules.registry import Unknown, rule
@@ -146,7 +153,7 @@ def toolkit_too_new(s: Snapshot, m):
 def several_runtimes(s: Snapshot, m):
     if s.cuda_runtimes is None:
         raise Unknown("CUDA runtimes were not probed")
-    shared = [rt for rt in s.cuda_runtimes if rt.kind in ("ld-library-path", "system", "conda") and rt.version]
+    shared = [rt for rt in s.cuda_runtimes if on_search_path(rt) and rt.version]
     by_major: dict[int, list] = {}
     for rt in shared:
         cv = cuda_version(rt.version)

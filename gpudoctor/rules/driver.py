@@ -45,7 +45,7 @@ CURESULT = {
 
 def _driver_present(s: Snapshot) -> bool | None:
     d = s.driver
-    if d.nvml.value == "ok" or d.version.known or d.kernel_module.value in ("open", "proprietary"):
+    if d.nvml.value == "ok" or d.version.known or d.kernel_module.value in ("open", "proprietary", "loaded"):
         return True
     if s.system.wsl.value and s.system.wsl_libcuda.known:
         return True

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from gpudoctor.findings import Fix, Severity
-from gpudoctor.rules.common import ev, ev_value, gpu_cc, gpu_evidence, gpu_label, need_gpus
+from gpudoctor.rules.common import (
+    ev,
+    ev_value,
+    gpu_cc,
+    gpu_evidence,
+    gpu_label,
+    need_gpus,
+)
 from gpudoctor.rules.registry import Unknown, rule
 from gpudoctor.snapshot import Gpu, Snapshot
 
@@ -138,12 +145,16 @@ def container(s: Snapshot, m):
     if nodes or s.driver.nvml.value == "ok":
         return
     yield container.rule.finding(
-        f"Running in a {kind} container with no NVIDIA devices passed in", evidence=[
-            ev("system.container", s.system.container), ev("system.gpu_device_nodes", s.system.gpu_device_nodes)],
-        fix=Fix("Start the container with GPU access (NVIDIA Container Toolkit on the host).",
-                ("docker run --gpus all ...   # podman: --device nvidia.com/gpu=all",
-                 "# Kubernetes: resources: limits: nvidia.com/gpu: 1 (with the NVIDIA device plugin)",
-                 "# host: sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker")),
+        f"No NVIDIA driver or GPU visible: this {kind} container was started without GPU access",
+        evidence=[ev("system.container", s.system.container), ev("system.gpu_device_nodes", s.system.gpu_device_nodes),
+                  ev("driver.nvml", s.driver.nvml)],
+        fix=Fix("The NVIDIA driver belongs on the host, never in the container. On the host: make sure "
+                "`nvidia-smi` works (install the driver there if not), install the NVIDIA Container Toolkit, "
+                "then start the container with GPU access.",
+                ("# on the host:", "nvidia-smi",
+                 "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker",
+                 "docker run --gpus all IMAGE ...   # podman: --device nvidia.com/gpu=all",
+                 "# Kubernetes: resources.limits: nvidia.com/gpu: 1 (needs the NVIDIA device plugin)")),
     )
 
 
@@ -155,7 +166,7 @@ def wsl_linux_driver(s: Snapshot, m):
     if not s.system.wsl.value:
         return
     lib = s.driver.libcuda.value or ""
-    if s.driver.kernel_module.value in ("open", "proprietary") or (lib and not lib.startswith("/usr/lib/wsl/")):
+    if s.driver.kernel_module.value in ("open", "proprietary", "loaded") or (lib and not lib.startswith("/usr/lib/wsl/")):
         yield wsl_linux_driver.rule.finding(
             "A Linux NVIDIA driver is installed inside WSL2", evidence=[
                 ev("driver.libcuda", s.driver.libcuda), ev("driver.kernel_module", s.driver.kernel_module)],

@@ -4,15 +4,26 @@ from __future__ import annotations
 
 import posixpath
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
 from gpudoctor.findings import Fix, Severity
-from gpudoctor.rules.common import cuda_frameworks, ev, ev_value, fw_label, gpu_cc, gpu_evidence, gpu_label, need_gpus
+from gpudoctor.rules.common import (
+    cuda_frameworks,
+    ev,
+    ev_value,
+    fw_label,
+    gpu_cc,
+    gpu_evidence,
+    gpu_label,
+    need_gpus,
+    on_search_path,
+)
 from gpudoctor.rules.fixes import reinstall_fix
 from gpudoctor.rules.registry import Unknown, rule
 from gpudoctor.snapshot import Framework, Library, Snapshot
 from gpudoctor.versions import compute_capability, parse_numeric
 
 FAMILY = "libraries"
-GLOBAL_KINDS = ("ld-library-path", "system", "conda")
 
 
 def _ver(text: str | None) -> tuple[int, ...]:
@@ -56,8 +67,8 @@ def cudnn_drops_gpu(s: Snapshot, m):
     gpus = need_gpus(s)
     for fw in cuda_frameworks(s):
         used = cudnn_in_use(s, fw)
-        if used is None:
-            continue
+        if used is None or not _ver(used[0]):
+            continue  # unknown, or only a requirement range (jax)
         floor = cudnn_min_sm(m, used[0])
         if floor is None:
             raise Unknown(f"no cuDNN matrix row covers {used[0]}")
@@ -106,6 +117,22 @@ def cudnn_mismatch(s: Snapshot, m):
         )
 
 
+def cudnn_major_needed(requirement: str | None) -> int | None:
+    """The cuDNN major a framework needs: from an exact version ("9.13.0.50")
+    or a requirement specifier such as jax's "<10.0,>=9.8"."""
+    if not requirement:
+        return None
+    exact = _ver(requirement)
+    if exact:
+        return exact[0]
+    try:
+        spec = SpecifierSet(requirement)
+    except InvalidSpecifier:
+        return None
+    floors = [_ver(x.version) for x in spec if x.operator in (">=", "==", "~=", ">")]
+    return floors[0][0] if floors and floors[0] else None
+
+
 def _cudnn_wheel(s: Snapshot, fw: Framework) -> str:
     major = (parse_numeric(fw.cuda.value) or (12,))[0]
     return f"nvidia-cudnn-cu{major}"
@@ -134,7 +161,7 @@ def cudnn_shadowed(s: Snapshot, m):
         own = _ver(_pip_libs(s, "cudnn")[0].version)
         for lib in s.cudnn:
             v = _ver(lib.version)
-            if lib.kind == "ld-library-path" and v and own and v[0] == own[0] and v[:3] != own[:3]:
+            if (lib.ld_library_path or lib.kind == "ld-library-path") and v and own and v[0] == own[0] and v[:3] != own[:3]:
                 yield cudnn_shadowed.rule.finding(
                     f"LD_LIBRARY_PATH has cuDNN {lib.version} ({lib.path}); {fw_label(fw)} ships {_pip_libs(s, 'cudnn')[0].version}",
                     subject=fw.name,
@@ -159,12 +186,12 @@ def cudnn_missing(s: Snapshot, m):
     for fw in cuda_frameworks(s):
         if not fw.cudnn.known:  # CuPy and others that do not record a cuDNN need none here
             continue
-        need = _ver(fw.cudnn.value)[:1]
-        if any(_ver(lib.version)[:1] == need for lib in s.cudnn):
+        need = cudnn_major_needed(fw.cudnn.value)
+        if need is None or any(_ver(lib.version)[:1] == (need,) for lib in s.cudnn):
             continue
         pkg = f"{_cudnn_wheel(s, fw)}=={fw.cudnn.value}" if fw.name == "torch" else _cudnn_wheel(s, fw)
         yield cudnn_missing.rule.finding(
-            f"{fw_label(fw)} needs cuDNN {need[0] if need else '?'}.x and none was found",
+            f"{fw_label(fw)} needs cuDNN {need}.x and none was found",
             subject=fw.name, evidence=[ev(f"{fw.name}.cudnn", fw.cudnn),
                                        ev_value("cudnn", "none found", "site-packages, CUDA_HOME, LD_LIBRARY_PATH, ldconfig")],
             fix=Fix("Install the cuDNN wheel the framework expects (or reinstall the framework with its CUDA "
@@ -177,7 +204,7 @@ def cudnn_missing(s: Snapshot, m):
 def several_cudnn(s: Snapshot, m):
     if s.cudnn is None:
         raise Unknown("cuDNN installations were not probed")
-    shared = [lib for lib in s.cudnn if lib.kind in GLOBAL_KINDS and lib.version]
+    shared = [lib for lib in s.cudnn if on_search_path(lib) and lib.version]
     by_major: dict[int, list[Library]] = {}
     for lib in shared:
         by_major.setdefault(_ver(lib.version)[0], []).append(lib)
