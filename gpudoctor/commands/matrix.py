@@ -188,7 +188,7 @@ def refresh(ctx: click.Context, dry_run: bool, timeout: float) -> None:
 def run_refresh(ctx: click.Context, session: Any, dry_run: bool, timeout: float) -> None:
     from gpudoctor.matrices import refresh as rf
 
-    shipped = load_matrices(overlay=None)
+    shipped = load_matrices(ctx.obj.get("shipped"), overlay=None)  # tests inject a trimmed copy
     today = ctx.obj.get("today") or _dt.date.today().isoformat()
     pypi = rf.PyPI(session, timeout=timeout)
     try:

@@ -308,12 +308,21 @@ class Matrices:
 
     def is_newer_than_known(self, framework: str, version: str) -> bool | None:
         """True when `version` is past everything the data knows of `framework`
-        (suggest `gpudoctor matrix refresh`); None when either does not parse."""
-        have, newest = _version(version), _version(self.newest_known(framework))
+        (suggest `gpudoctor matrix refresh`); None when either does not parse.
+        TensorFlow is judged by series and CuPy by major (see below)."""
+        name = framework.strip().lower()
+        have, newest = _version(version), _version(self.newest_known(name))
         if have is None or newest is None:
             return None
-        if framework.strip().lower() == "cudnn":
+        if name == "cudnn":
             return _cudnn_key(str(have)) > _cudnn_key(str(newest))
+        # A TensorFlow row describes a whole series and a CuPy row a whole
+        # package: a new patch (or CuPy minor) changes neither, and refresh
+        # cannot add one, so only a new series (CuPy major) counts as unknown.
+        if name == "tensorflow" and self.tensorflow_release(str(have)) is not None:
+            return False
+        if name == "cupy":
+            return have.major > newest.major
         return have > newest
 
 

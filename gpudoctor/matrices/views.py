@@ -38,7 +38,10 @@ def _close(query: str, known: list[str], n: int = 5) -> list[str]:
     hits = difflib.get_close_matches(query, known, n=n, cutoff=0.4)
     # Versions of the same series first ("2.14" -> 2.14.0, 2.14.1).
     prefix = [k for k in known if k.startswith(query.rsplit(".", 1)[0] + ".")]
-    return list(dict.fromkeys(prefix[-n:] + hits))[:n]
+    # Past everything known: the newest known first (and `matrix refresh` may help).
+    newest = max(known, key=_vk) if known else None
+    first = [newest] if newest and _vk(query) > _vk(newest) else []
+    return list(dict.fromkeys(first + prefix[-n:] + hits))[:n]
 
 
 def _py(lo: str | None, hi: str | None) -> dict[str, str | None]:
