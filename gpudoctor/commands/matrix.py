@@ -112,58 +112,25 @@ def torch(ctx: click.Context, version: str | None, platform: str | None, as_json
     _show(ctx, "torch", version, as_json, platform=platform)
 
 
-@matrix.command()
-@click.argument("version", required=False)
-@json_option
-@click.pass_context
-def cuda(ctx: click.Context, version: str | None, as_json: bool) -> None:
-    """CUDA toolkits: minimum drivers, minor-version-compatibility floor, compilable SMs."""
-    _show(ctx, "cuda", version, as_json)
+def _subject(name: str, arg: str, doc: str) -> None:
+    """Register `matrix <name> [ARG] [--json]`: one table, one optional query."""
+
+    @click.argument(arg, required=False)
+    @json_option
+    @click.pass_context
+    def command(ctx: click.Context, as_json: bool, **kw: Any) -> None:
+        _show(ctx, name, kw[arg], as_json)
+
+    command.__doc__ = doc
+    matrix.command(name)(command)
 
 
-@matrix.command()
-@click.argument("name", required=False)
-@json_option
-@click.pass_context
-def gpu(ctx: click.Context, name: str | None, as_json: bool) -> None:
-    """GPU models (fuzzy NAME match): compute capability, memory, dense TFLOPS."""
-    _show(ctx, "gpu", name, as_json)
-
-
-@matrix.command()
-@click.argument("version", required=False)
-@json_option
-@click.pass_context
-def tensorflow(ctx: click.Context, version: str | None, as_json: bool) -> None:
-    """TensorFlow: tested CUDA/cuDNN/Python, [and-cuda], native-Windows GPU, arch list."""
-    _show(ctx, "tensorflow", version, as_json)
-
-
-@matrix.command()
-@click.argument("version", required=False)
-@json_option
-@click.pass_context
-def jax(ctx: click.Context, version: str | None, as_json: bool) -> None:
-    """JAX/jaxlib: install extras and minimum CUDA/cuDNN/driver/SM by version range."""
-    _show(ctx, "jax", version, as_json)
-
-
-@matrix.command()
-@click.argument("version", required=False)
-@json_option
-@click.pass_context
-def cudnn(ctx: click.Context, version: str | None, as_json: bool) -> None:
-    """cuDNN: CUDA majors, minimum driver, supported SM range (9.11+ needs SM 7.5)."""
-    _show(ctx, "cudnn", version, as_json)
-
-
-@matrix.command()
-@click.argument("query", required=False)
-@json_option
-@click.pass_context
-def cupy(ctx: click.Context, query: str | None, as_json: bool) -> None:
-    """CuPy wheels (cupy-cudaNNx) and the CUDA each needs; QUERY is a CUDA major or a name."""
-    _show(ctx, "cupy", query, as_json)
+_subject("cuda", "version", "CUDA toolkits: minimum drivers, minor-version-compatibility floor, compilable SMs.")
+_subject("gpu", "name", "GPU models (fuzzy NAME match): compute capability, memory, dense TFLOPS.")
+_subject("tensorflow", "version", "TensorFlow: tested CUDA/cuDNN/Python, [and-cuda], native-Windows GPU, arch list.")
+_subject("jax", "version", "JAX/jaxlib: install extras and minimum CUDA/cuDNN/driver/SM by version range.")
+_subject("cudnn", "version", "cuDNN: CUDA majors, minimum driver, supported SM range (9.11+ needs SM 7.5).")
+_subject("cupy", "query", "CuPy wheels (cupy-cudaNNx) and the CUDA each needs; QUERY is a CUDA major or a name.")
 
 
 @matrix.command()
