@@ -57,15 +57,11 @@ def rocm_on_nvidia(s: Snapshot, m):
 
 
 def _python_range(m, fw: Framework):
-    if fw.name == "torch" and fw.version.known:
-        rel = m.torch_release(fw.version.value)
-        if rel:
-            return rel.python_min, rel.python_max, rel.source
-    if fw.name == "tensorflow" and fw.version.known:
-        for rel in m.table("tensorflow", "release"):
-            if (parse_numeric(fw.version.value) or ())[:2] == (parse_numeric(rel.version) or ())[:2]:
-                return rel.python_min, rel.python_max, rel.source
-    return None
+    if not fw.version.known:
+        return None
+    rel = (m.torch_release(fw.version.value) if fw.name == "torch" else
+           m.tensorflow_release(fw.version.value) if fw.name == "tensorflow" else None)
+    return (rel.python_min, rel.python_max, rel.source) if rel else None
 
 
 @rule("GD503", "python-not-supported-by-release", "python-version-unsupported", Severity.WARNING,
@@ -95,18 +91,20 @@ def python_unsupported(s: Snapshot, m):
       "A framework release is newer than gpudoctor's matrices know.", FAMILY)
 def newer_than_data(s: Snapshot, m):
     for fw in need_frameworks(s):
-        if fw.name != "torch" or not fw.version.known:
+        if not fw.version.known or fw.name not in ("torch", "tensorflow", "jax", "cupy"):
             continue
-        newest = m.newest_torch()
-        if newest and (parse_numeric(fw.version.value.split("+")[0]) or ()) > (parse_numeric(newest) or ()):
-            yield newer_than_data.rule.finding(
-                f"{fw_label(fw)} is newer than the newest torch in gpudoctor's data ({newest}); "
-                "its verdicts use what the build itself records",
-                subject=fw.name, evidence=[ev(f"{fw.name}.version", fw.version),
-                                           ev_value("matrices.torch.newest", newest, "gpudoctor/matrices/torch.toml")],
-                fix=Fix("Refresh the matrices from PyPI (an explicit, online command).",
-                        ("gpudoctor matrix refresh",)),
-            )
+        if not m.is_newer_than_known(fw.name, fw.version.value.split("+")[0]):
+            continue
+        newest = m.newest_known(fw.name)
+        yield newer_than_data.rule.finding(
+            f"{fw_label(fw)} is newer than the newest {fw.name} in gpudoctor's data ({newest}); "
+            "its verdicts use what the build itself records",
+            subject=fw.name, evidence=[ev(f"{fw.name}.version", fw.version),
+                                       ev_value(f"matrices.{fw.name}.newest", newest,
+                                                f"gpudoctor/matrices ({m.as_of.get(fw.name, '?')})")],
+            fix=Fix("Refresh the matrices from PyPI (an explicit, online command), or upgrade gpudoctor.",
+                    ("gpudoctor matrix refresh",)),
+        )
 
 
 # Error text -> category, for failures seen by --deep.

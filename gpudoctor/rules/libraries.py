@@ -51,16 +51,6 @@ def cudnn_in_use(s: Snapshot, fw: Framework) -> tuple[str, str] | None:
     return got
 
 
-def cudnn_min_sm(m, version: str):
-    """Lowest compute capability a cuDNN release supports (matrices/cudnn.toml)."""
-    for row in m.table("cudnn", "release"):
-        lo, hi = _ver(row.version_from), _ver(row.version_to) if row.version_to else None
-        v = _ver(version)
-        if lo <= v[:len(lo)] and (hi is None or v[:len(hi)] <= hi):
-            return compute_capability(row.min_sm), row.source
-    return None
-
-
 @rule("GD401", "cudnn-drops-gpu", "arch-dropped", Severity.ERROR,
       "The cuDNN a framework uses does not support a GPU (cuDNN >= 9.11 needs sm_75 or newer).", FAMILY)
 def cudnn_drops_gpu(s: Snapshot, m):
@@ -69,10 +59,10 @@ def cudnn_drops_gpu(s: Snapshot, m):
         used = cudnn_in_use(s, fw)
         if used is None or not _ver(used[0]):
             continue  # unknown, or only a requirement range (jax)
-        floor = cudnn_min_sm(m, used[0])
-        if floor is None:
+        row = m.cudnn_release(used[0])
+        if row is None:
             raise Unknown(f"no cuDNN matrix row covers {used[0]}")
-        min_cc, source = floor
+        min_cc, source = compute_capability(row.min_sm), row.source
         for g in gpus:
             cc = gpu_cc(g)
             if cc is None or cc >= min_cc:
