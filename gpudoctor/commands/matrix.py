@@ -49,7 +49,7 @@ def _cell(value: Any) -> str:
 
 def _emit(ctx: click.Context, view: View, query: str | None, as_json: bool) -> None:
     m = ctx.obj["matrices"]
-    as_of = m.as_of.get(view.stem, "unknown")
+    as_of = m.data_as_of(view.stem) or "unknown"
     if as_json or ctx.obj.get("json"):
         doc = {"schema_version": JSON_SCHEMA_VERSION, "matrix": view.stem, "query": query,
                "data_as_of": as_of, "rows": view.rows}

@@ -9,13 +9,20 @@ import difflib
 import functools
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
 from gpudoctor.matrices import records as r
-from gpudoctor.matrices.loader import SHIPPED_DIR, TABLES, MatrixError, load_dir, row_key
+from gpudoctor.matrices.loader import (
+    SHIPPED_DIR,
+    TABLES,
+    MatrixError,
+    load_file,
+    row_key,
+)
 from gpudoctor.versions import (
     ComputeCapability,
     CudaVersion,
@@ -66,12 +73,34 @@ def _in_range(v: Version, lo: str, hi: str | None) -> bool:
 class Matrices:
     """All tables, with the queries the rest of gpudoctor needs."""
 
-    def __init__(self, tables: dict[str, dict[str, tuple[Any, ...]]], as_of: dict[str, str]) -> None:
-        self._t = tables
-        self.as_of = as_of
+    def __init__(self, tables: dict[str, dict[str, tuple[Any, ...]]], as_of: dict[str, str],
+                 loader: Callable[[str], tuple[str, dict[str, tuple[Any, ...]]]] | None = None) -> None:
+        # With a loader, a file is parsed the first time one of its tables is asked
+        # for: `check` on a machine without torch never pays for torch.toml.
+        self._t = dict(tables)
+        self._as_of = dict(as_of)
+        self._loader = loader
+
+    def _stem(self, stem: str) -> dict[str, tuple[Any, ...]]:
+        if stem not in self._t:
+            if self._loader is None or stem not in TABLES:
+                return {}
+            self._as_of[stem], self._t[stem] = self._loader(stem)
+        return self._t[stem]
 
     def table(self, stem: str, name: str) -> tuple[Any, ...]:
-        return self._t.get(stem, {}).get(name, ())
+        return self._stem(stem).get(name, ())
+
+    @property
+    def as_of(self) -> dict[str, str]:
+        """The `data_as_of` date of each matrix file (loads them all)."""
+        for stem in TABLES:
+            self._stem(stem)
+        return self._as_of
+
+    def data_as_of(self, stem: str) -> str | None:
+        self._stem(stem)
+        return self._as_of.get(stem)
 
     # --- CUDA toolkit and driver -------------------------------------------------
     @property
@@ -392,22 +421,27 @@ def _all_words_in(needles: list[str], hay: list[str]) -> bool:
 @functools.lru_cache(maxsize=4)
 def load_matrices(shipped: str | None = None, overlay: str | None = "") -> Matrices:
     """Shipped data, with the user overlay's rows appended where it has newer
-    ones. `overlay=None` disables the overlay; "" means the default place."""
-    as_of, tables = load_dir(Path(shipped) if shipped else SHIPPED_DIR)
+    ones. `overlay=None` disables the overlay; "" means the default place.
+    Files are parsed lazily, on first use of one of their tables."""
+    shipped_dir = Path(shipped) if shipped else SHIPPED_DIR
     over_path = overlay_dir() if overlay == "" else (Path(overlay) if overlay else None)
-    if over_path is not None and over_path.is_dir():
-        try:
-            o_as_of, o_tables = load_dir(over_path)
-        except MatrixError:
-            o_as_of, o_tables = {}, {}  # a broken overlay never hides the shipped data
-        for stem, tabs in o_tables.items():
-            for name, rows in tabs.items():
-                have = tables.setdefault(stem, {}).setdefault(name, ())
-                keys = {row_key(stem, name, row) for row in have}
-                # The overlay only adds: a row whose key the shipped data has is ignored.
-                tables[stem][name] = have + tuple(row for row in rows if row_key(stem, name, row) not in keys)
-            as_of[stem] = max(as_of.get(stem, ""), o_as_of.get(stem, ""))
-    for stem in TABLES:
-        for name in TABLES[stem]:
-            tables.setdefault(stem, {}).setdefault(name, ())
-    return Matrices(tables, as_of)
+
+    def load(stem: str) -> tuple[str, dict[str, tuple[Any, ...]]]:
+        as_of, tables = load_file(shipped_dir, stem) or ("", {})
+        tables = {name: tables.get(name, ()) for name in TABLES[stem]}
+        if over_path is not None and over_path.is_dir():
+            try:
+                extra = load_file(over_path, stem)
+            except MatrixError:
+                extra = None  # a broken overlay never hides the shipped data
+            if extra is not None:
+                o_as_of, o_tables = extra
+                for name, rows in o_tables.items():
+                    have = tables.get(name, ())
+                    keys = {row_key(stem, name, row) for row in have}
+                    # The overlay only adds: a row whose key the shipped data has is ignored.
+                    tables[name] = have + tuple(row for row in rows if row_key(stem, name, row) not in keys)
+                as_of = max(as_of, o_as_of)
+        return as_of, tables
+
+    return Matrices({}, {}, loader=load)

@@ -118,13 +118,20 @@ def parse_file(stem: str, text: str, origin: str) -> tuple[str, dict[str, tuple[
     return as_of, tables
 
 
+def load_file(directory: Path, stem: str) -> tuple[str, dict[str, tuple[Any, ...]]] | None:
+    """Load one matrix file from `directory`; None when it is not there."""
+    path = directory / f"{stem}.toml"
+    if not path.is_file():
+        return None
+    return parse_file(stem, path.read_text(encoding="utf-8"), str(path))
+
+
 def load_dir(directory: Path) -> tuple[dict[str, str], dict[str, dict[str, tuple[Any, ...]]]]:
     """Load every known matrix file present in `directory`."""
     as_of: dict[str, str] = {}
     data: dict[str, dict[str, tuple[Any, ...]]] = {}
     for stem in TABLES:
-        path = directory / f"{stem}.toml"
-        if not path.is_file():
-            continue
-        as_of[stem], data[stem] = parse_file(stem, path.read_text(encoding="utf-8"), str(path))
+        loaded = load_file(directory, stem)
+        if loaded is not None:
+            as_of[stem], data[stem] = loaded
     return as_of, data

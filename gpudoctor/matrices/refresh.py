@@ -25,7 +25,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
-from gpudoctor.matrices import Matrices, PYPI_SIMPLE, torch_series
+from gpudoctor.matrices import PYPI_SIMPLE, Matrices, torch_series
 from gpudoctor.matrices import records as r
 from gpudoctor.matrices.loader import MatrixError, parse_file
 from gpudoctor.matrices.tomlwrite import dump

@@ -101,7 +101,7 @@ def newer_than_data(s: Snapshot, m):
             "its verdicts use what the build itself records",
             subject=fw.name, evidence=[ev(f"{fw.name}.version", fw.version),
                                        ev_value(f"matrices.{fw.name}.newest", newest,
-                                                f"gpudoctor/matrices ({m.as_of.get(fw.name, '?')})")],
+                                                f"gpudoctor/matrices ({m.data_as_of(fw.name) or '?'})")],
             fix=Fix("Refresh the matrices from PyPI (an explicit, online command), or upgrade gpudoctor.",
                     ("gpudoctor matrix refresh",)),
         )
