@@ -19,7 +19,8 @@ def fix_for_snapshot(snapshot, matrices, framework_name: str, why: str) -> Fix |
         return None
     try:
         target = target_from_snapshot(snapshot, matrices)
-        plan = plan_install(Request(name), target, matrices)
+        installed = snapshot.framework(name)
+        plan = plan_install(Request(name, replaces=installed.version.value if installed else None), target, matrices)
     except (TargetError, ValueError, LookupError):
         return None
     if not plan.ok:

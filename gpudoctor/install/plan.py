@@ -37,6 +37,12 @@ class Alternative:
     variant: str
     works: bool
     reason: str
+    index_url: str | None = None
+
+    @property
+    def label(self) -> str:
+        where = " from PyPI" if self.index_url and self.index_url.startswith("https://pypi.org/") else ""
+        return f"{self.version} {self.variant}{where}"
 
 
 @dataclass(frozen=True)
@@ -70,8 +76,8 @@ class Plan:
             "commands": commands,
             "reasons": list(self.reasons),
             "warnings": list(self.warnings),
-            "alternatives": [{"version": a.version, "variant": a.variant, "works": a.works, "reason": a.reason}
-                             for a in self.alternatives],
+            "alternatives": [{"version": a.version, "variant": a.variant, "index_url": a.index_url,
+                              "works": a.works, "reason": a.reason} for a in self.alternatives],
             "needs": list(self.needs),
             "source": c.source if c else None,
             "target": {"os": t.os, "arch": t.arch, "python": t.python_text, "driver": t.driver,
@@ -140,7 +146,7 @@ def _ranked_below(a: Assessment, choice: Assessment) -> str:
     if a.ptx_only and not choice.ptx_only:
         return "works too, but only through PTX JIT"
     if best.pypi_default and not c.pypi_default:
-        return f"works too; {best.variant} is the PyPI default"
+        return f"works too; the PyPI default build ({best.variant}) is preferred"
     return f"works too; {best.variant} has the newer CUDA"
 
 
@@ -156,7 +162,7 @@ def _alternatives(assessments: list[Assessment], choice: Assessment | None, requ
     out = []
     for a in pool[:MAX_ALTERNATIVES]:
         reason = a.blocker_text() if a.blockers else _ranked_below(a, choice)
-        out.append(Alternative(a.candidate.version, a.candidate.variant, a.works, reason))
+        out.append(Alternative(a.candidate.version, a.candidate.variant, a.works, reason, a.candidate.index_url))
     return out
 
 

@@ -66,7 +66,7 @@ def render_plan(plan: Plan, console: Console, verify=None) -> None:
     _list(console, "Warnings", plan.warnings, "!", "yellow")
     if plan.needs:
         _list(console, "What would make it work", plan.needs, "→", "cyan")
-    rejected = [f"{a.version} {a.variant}: {a.reason}" for a in plan.alternatives]
+    rejected = [f"{a.label}: {a.reason}" for a in plan.alternatives]
     _list(console, "Other builds", rejected, "·", "dim")
     if verify is not None:
         marks = {"found": ("✓", "green"), "missing": ("✗", "red"), "unknown": ("?", "yellow"),

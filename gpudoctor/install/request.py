@@ -26,6 +26,8 @@ class Request:
     framework: str
     spec: SpecifierSet = SpecifierSet()
     companions: tuple[str, ...] = ()
+    # The version installed now, when the plan is to replace it (a fix from `check`).
+    replaces: str | None = None
 
     def allows(self, version: str) -> bool:
         try:

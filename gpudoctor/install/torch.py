@@ -14,10 +14,21 @@ from gpudoctor.matrices import torch_series
 from gpudoctor.versions import compute_capability, cuda_version, parse_numeric
 
 INDEX = "https://download.pytorch.org/whl/{variant}"
+PYPI = "https://pypi.org/"
 
 
 def _vt(text: str | None) -> tuple[int, ...]:
     return parse_numeric(text) or ()
+
+
+def is_pypi(url: str | None) -> bool:
+    return bool(url) and url.startswith(PYPI)
+
+
+def _from_build(b, common) -> Candidate:
+    return Candidate(variant=b.variant, source=b.source, cuda=b.cuda, arch_list=tuple(b.arch_list) or None,
+                     cudnn=b.cudnn, pypi_default=b.pypi_default or is_pypi(b.index_url),
+                     index_url=b.index_url or INDEX.format(variant=b.variant), **common)
 
 
 def _release_candidates(rel, target: Target, matrices, channels: Channels) -> list[Candidate]:
@@ -26,16 +37,12 @@ def _release_candidates(rel, target: Target, matrices, channels: Channels) -> li
     common = dict(framework="torch", version=rel.version, platform=target.platform,
                   python_min=rel.python_min, python_max=rel.python_max, extras=companions)
     if target.cpu_only:
-        cpu = [b for b in builds if b.variant == "cpu"]
+        cpu = [_from_build(b, common) for b in builds if b.variant == "cpu"]
         if cpu:
-            b = cpu[0]
-            return [Candidate(variant="cpu", source=b.source, pypi_default=b.pypi_default,
-                              index_url=b.index_url or INDEX.format(variant="cpu"), **common)]
+            return cpu
         index = channels.cpu_index_for("torch", target.platform)
         if index is not None:
             return [Candidate(variant="cpu", source=index.source, index_url=index.index_url, **common)]
-        if target.os == "macos":
-            return [Candidate(variant="cpu", source=rel.source, pypi_default=True, **common)]
         return [Candidate(variant="-", source=rel.source, **common,
                           preset=(Blocker("platform", f"no CPU wheels of torch {rel.version} for {target.platform}"),))]
     cuda_builds = [b for b in builds if b.cuda and b.variant.startswith("cu")]
@@ -43,10 +50,7 @@ def _release_candidates(rel, target: Target, matrices, channels: Channels) -> li
         return [Candidate(variant="-", source=rel.source, **common,
                           preset=(Blocker("platform", f"no CUDA wheels of torch {torch_series(rel.version)} "
                                                       f"for {target.platform}"),))]
-    return [Candidate(variant=b.variant, source=b.source, cuda=b.cuda, arch_list=tuple(b.arch_list) or None,
-                      cudnn=b.cudnn, pypi_default=b.pypi_default,
-                      index_url=b.index_url or INDEX.format(variant=b.variant), **common)
-            for b in cuda_builds]
+    return [_from_build(b, common) for b in cuda_builds]
 
 
 def candidates(target: Target, matrices, channels: Channels, request: Request | None = None) -> list[Candidate]:
@@ -64,11 +68,14 @@ def fallbacks(target: Target, request: Request, channels: Channels) -> list[str]
 
 def _local_tag(c: Candidate, channels: Channels) -> str | None:
     """`+cu126` pins make pip replace an installed build of the same version
-    from another index (a bare ==2.9.1 is satisfied by 2.9.1+cu130)."""
+    from another index (a bare ==2.9.1 is satisfied by 2.9.1+cu130). PyPI's
+    own wheels carry no local label."""
+    if not c.index_url or is_pypi(c.index_url):
+        return None
     if c.variant.startswith("cu"):
         return c.variant
     index = channels.cpu_index_for("torch", c.platform)
-    if c.variant == "cpu" and c.index_url and index and c.platform in index.local_tag_platforms:
+    if c.variant == "cpu" and index and c.platform in index.local_tag_platforms:
         return "cpu"
     return None
 
@@ -167,11 +174,20 @@ def _conda_forge(choice: Assessment, request: Request, target: Target, matrices,
 def install_for(choice: Assessment, target: Target, request: Request, matrices, channels: Channels) -> Install:
     c = choice.candidate
     pins, public, reasons, warnings = _pins(c, request, channels)
-    index_url = c.index_url
     exe = target.python_executable
-    uv_backend = c.variant if c.index_url and c.variant in channels.uv_backends() else None
-    pip = cmd.pip_install(pins, target.os, index_url=index_url, python_executable=exe)
-    uv = cmd.uv_pip_install(pins, target.os, torch_backend=uv_backend, index_url=index_url, python_executable=exe)
+    pypi = is_pypi(c.index_url)
+    index_url = None if pypi else c.index_url
+    uv_backend = c.variant if index_url and c.variant in channels.uv_backends() else None
+    local = _local_tag(c, channels)
+    pip_args, uv_args = list(pins), list(pins)
+    same = request.replaces and request.replaces.split("+", 1)[0] == c.version
+    if same and not local:
+        # Nothing in a bare ==X pin tells pip that an installed X+cu130 is the wrong build.
+        pip_args.insert(0, "--force-reinstall")
+        for name in ("torch", *request.companions):
+            uv_args[:0] = ["--reinstall-package", name]
+    pip = cmd.pip_install(pip_args, target.os, index_url=index_url, python_executable=exe)
+    uv = cmd.uv_pip_install(uv_args, target.os, torch_backend=uv_backend, index_url=index_url, python_executable=exe)
     project = cmd.uv_project_snippet(public, target.os, index_name=f"pytorch-{c.variant}" if index_url else None,
                                      index_url=index_url, from_index=("torch", *request.companions))
     conda = _pytorch_channel(c, request, channels, target)
@@ -182,14 +198,16 @@ def install_for(choice: Assessment, target: Target, request: Request, matrices, 
                                        f"(pytorch/pytorch#138506); {why_none}")
     commands = cmd.Commands(pip=pip, uv=uv, uv_project=project, conda=conda[0], mamba=conda[1], pixi=conda[2],
                             conda_note=conda[3])
-    if c.pypi_default:
-        reasons.insert(0, f"{c.variant} is the PyPI default for {c.platform}: a plain `pip install torch=={c.version}` "
-                          "gets the same build")
+    if pypi:
+        reasons.insert(0, f"the PyPI default build for {c.platform} ({c.variant}): a plain "
+                          f"`pip install torch=={c.version}` gets exactly this wheel")
     if c.python_min and c.python_max:
         reasons.append(f"torch {c.version} is published for Python {c.python_min}–{c.python_max}")
-    if c.index_url and _local_tag(c, channels):
-        reasons.append(f"the +{_local_tag(c, channels)} pin makes pip replace an installed torch {c.version} "
-                       "built for another CUDA")
+    if local:
+        reasons.append(f"the +{local} pin makes pip replace an installed torch {c.version} built for another CUDA")
+    elif pypi:
+        warnings.append(f"another build of torch {c.version} (from download.pytorch.org) already satisfies this "
+                        "pin: add --force-reinstall to replace it")
     if uv_backend is None and index_url:
         warnings.append(f"uv {channels.uv_version()} has no --torch-backend={c.variant}: the uv command uses the index")
-    return Install(tuple(pins), commands, index_url, tuple(reasons), tuple(warnings))
+    return Install(tuple(pins), commands, c.index_url, tuple(reasons), tuple(warnings))
