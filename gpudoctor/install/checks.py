@@ -7,7 +7,16 @@ SM floor. Pure functions of (candidate, target, request, matrices).
 
 from __future__ import annotations
 
-from gpudoctor.compat import DriverSupport, KernelKind, driver_supports, kernel_for, parse_arch_list
+import functools
+
+from gpudoctor.compat import (
+    DriverSupport,
+    KernelKind,
+    driver_supports,
+    kernel_for,
+    parse_arch_list,
+    ptx_jit_supported,
+)
 from gpudoctor.install.candidates import Assessment, Blocker, Candidate
 from gpudoctor.install.request import Request
 from gpudoctor.install.target import Target
@@ -18,12 +27,23 @@ def _vt(text: str | None) -> tuple[int, ...]:
     return parse_numeric(text) or ()
 
 
+@functools.lru_cache(maxsize=512)
+def _driver_max_cuda(matrices, driver: str, os_name: str):
+    return matrices.driver_max_cuda(driver, os_name)
+
+
+@functools.lru_cache(maxsize=2048)
+def _driver_verdict(matrices, runtime: str, driver: str | None, driver_cuda: str | None, os_name: str):
+    """compat.driver_supports scans the toolkit table: one answer per distinct question."""
+    return driver_supports(runtime, driver, driver_cuda, matrices, os_name)
+
+
 def driver_cuda_of(target: Target, matrices) -> str | None:
     """The newest CUDA the driver runs natively: what it reports, else derived."""
     if target.driver_cuda:
         return target.driver_cuda
     if target.driver:
-        derived = matrices.driver_max_cuda(target.driver, target.os)
+        derived = _driver_max_cuda(matrices, target.driver, target.os)
         return str(derived) if derived else None
     return None
 
@@ -31,23 +51,6 @@ def driver_cuda_of(target: Target, matrices) -> str | None:
 def short_arch_list(arch_list) -> str:
     entries = [str(e) for e in parse_arch_list(arch_list)]
     return ", ".join(entries) if entries else "none"
-
-
-def cudnn_row(version: str | None, matrices, cuda_major: int | None = None):
-    """The cudnn.toml release row whose range contains `version`."""
-    want = _vt(version)
-    if not want:
-        return None
-    best = None
-    for row in matrices.table("cudnn", "release"):
-        lo = _vt(row.version_from)
-        hi = _vt(row.version_to) if row.version_to else None
-        if cuda_major is not None and row.cuda_majors and cuda_major not in row.cuda_majors:
-            continue
-        if want[:len(lo)] >= lo and (hi is None or want[:len(hi)] <= hi):
-            if best is None or _vt(row.version_from) > _vt(best.version_from):
-                best = row
-    return best
 
 
 def newest_cudnn_row(floor: str | None, matrices, cuda_major: int | None):
@@ -108,7 +111,7 @@ def _check_kernels(c: Candidate, target: Target, matrices, reasons: list, warnin
             ptx_only = True
             have = driver_cuda_of(target, matrices)
             need = c.cuda
-            ok = None if not (have and need) else cuda_version(have) >= cuda_version(need)
+            ok = ptx_jit_supported(have, need)
             if ok is False:
                 floor = matrices.toolkit_min_driver(need, target.os)
                 blockers.append(Blocker(
@@ -133,7 +136,7 @@ def _check_driver(c: Candidate, target: Target, matrices, reasons: list, warning
         warnings.append(f"the driver is unknown: {c.label} needs driver >= {need}" if need
                         else f"the driver is unknown: {c.label} needs a driver for CUDA {cv}")
         return
-    verdict = driver_supports(c.cuda, target.driver, target.driver_cuda, matrices, target.os)
+    verdict = _driver_verdict(matrices, c.cuda, target.driver, target.driver_cuda, target.os)
     support = verdict.support
     if target.driver and floor and support in (DriverSupport.TOO_OLD, DriverSupport.UNKNOWN):
         # The major's floor alone decides when the toolkit table cannot (it may
@@ -168,7 +171,7 @@ def _check_cudnn(c: Candidate, target: Target, matrices, reasons: list, blockers
     lowest = min(g.cc for g in target.gpus)
     major = cuda_version(c.cuda).major if cuda_version(c.cuda) else None
     if c.cudnn:
-        row = cudnn_row(c.cudnn, matrices)
+        row = matrices.cudnn_release(c.cudnn)
         floor = compute_capability(row.min_sm) if row else None
         if floor and lowest < floor:
             who = ", ".join(g.label() for g in target.gpus if g.cc < floor)

@@ -50,7 +50,8 @@ def candidates(target: Target, matrices, channels: Channels, request: Request | 
                 cuda=getattr(row, f"cuda{major}_min") or f"{major}.0",
                 min_sm=getattr(row, f"min_sm_cuda{major}"),
                 min_driver=getattr(row, f"min_driver_cuda{major}"),
-                cudnn_floor=row.cudnn_min, cudnn_package=f"nvidia-cudnn-cu{major}", **common))
+                cudnn_floor=(getattr(row, "cudnn13_min", None) or row.cudnn_min) if major == "13" else row.cudnn_min,
+                cudnn_package=f"nvidia-cudnn-cu{major}", **common))
     return out
 
 

@@ -5,6 +5,7 @@ nothing works) what would make one work."""
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 
 from gpudoctor.install.candidates import Assessment, Candidate, preference, version_key
@@ -105,8 +106,9 @@ def _coverage(target: Target, cands: list[Candidate], matrices, framework: str) 
     return out
 
 
-def _coverage_hints(target, cands, matrices, framework, relevant_to: str | None) -> list[str]:
-    """'sm_35 is supported only up to torch 1.12' where the GPU explains the outcome."""
+def _coverage_hints(target, cands, matrices, framework, choice_version: str | None) -> list[str]:
+    """'sm_35 is supported only up to torch 1.12' where the GPU explains the
+    outcome: always when nothing works, else when the choice is not the newest."""
     if not target.gpus or not cands:
         return []
     newest = max((c.version for c in cands), key=version_key)
@@ -116,27 +118,47 @@ def _coverage_hints(target, cands, matrices, framework, relevant_to: str | None)
         if span is None:
             hints.append(f"{g.label()}: no {framework} build gpudoctor knows for {target.platform} has kernels "
                          f"for it (its data covers {framework} {oldest} to {newest})")
-        elif version_key(span[1]) < version_key(newest):
+            continue
+        if version_key(span[1]) < version_key(newest):
             hints.append(f"{g.cc.sm} is supported only up to {framework} {span[1]}")
-        elif relevant_to and version_key(span[0]) > version_key(relevant_to):
+        if choice_version is None and version_key(span[0]) > version_key(oldest):
             hints.append(f"{g.cc.sm} is supported from {framework} {span[0]} on")
     return hints
 
 
 def _needs(assessments: list[Assessment], request: Request, target: Target, framework: str) -> list[str]:
+    """What one change would make some build work: for each kind of blocker,
+    the newest build it alone blocks (and, for the driver, also the build
+    needing the smallest upgrade)."""
     out: list[str] = []
     for kind in ("driver", "python", "version", "platform"):
         singles = [a for a in assessments if a.kinds == {kind}]
         if not singles:
             continue
-        best = max(singles, key=preference)
-        c = best.candidate
-        if kind == "version":
-            out.append(f"{framework} {c.version} ({c.variant}) works here, outside the request {request.spec_text}")
-        else:
+        picks = [max(singles, key=preference)]
+        if kind == "driver":
+            # Newest first, so among equal upgrades the newest build is named.
+            picks.append(min(sorted(singles, key=preference, reverse=True), key=_driver_need))
+        for best in picks:
+            c = best.candidate
+            if kind == "version":
+                out.append(f"{framework} {c.version} ({c.variant}) works here, outside the request "
+                           f"{request.spec_text}")
+                continue
             need = next((b.need for b in best.blockers if b.need), None)
-            out.append(need or f"{c.label}: {best.blocker_text()}")
+            if need is None:
+                out.append(f"{c.label}: {best.blocker_text()}")
+            else:
+                out.append(need if c.version in need else f"{need} ({framework} {c.version})")
     return out
+
+
+def _driver_need(a: Assessment) -> tuple[int, ...]:
+    for b in a.blockers:
+        m = re.search(r">= (\d+(?:\.\d+)*)", b.need or "")
+        if m:
+            return tuple(int(x) for x in m.group(1).split("."))
+    return (999999,)
 
 
 def _ranked_below(a: Assessment, choice: Assessment) -> str:
@@ -189,8 +211,7 @@ def plan_install(request: Request, target: Target, matrices, channels: Channels 
     notes = list(target.notes)
     if choice is None:
         needs = _needs(assessments, request, target, request.framework)
-        needs += _coverage_hints(target, [c for c in cands if request.allows(c.version)] or cands, matrices,
-                                 request.framework, None)
+        needs += _coverage_hints(target, cands, matrices, request.framework, None)
         needs += module.fallbacks(target, request, channels)
         if not cands:
             needs.append(f"gpudoctor's data has no {request.framework} builds")

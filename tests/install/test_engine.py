@@ -94,7 +94,7 @@ def test_windows_driver_uses_the_windows_floor():
     m = make([rel("2.11.0")], [build("2.11", "cu130", ("sm_75", "sm_86"), "9.17.1.4", platform="windows-x86_64")])
     assert choose(m, machine("8.6", driver="581.57", os="windows")).ok
     plan = choose(m, machine("8.6", driver="566.36", os="windows"))
-    assert not plan.ok and "driver >= 580.88 for cu130" in plan.needs
+    assert not plan.ok and "driver >= 580.88 for cu130 (torch 2.11.0)" in plan.needs
 
 
 def test_python_out_of_range_says_which_python(torch_mini):
