@@ -204,7 +204,8 @@ def install_for(choice: Assessment, target: Target, request: Request, matrices, 
     if c.python_min and c.python_max:
         reasons.append(f"torch {c.version} is published for Python {c.python_min}–{c.python_max}")
     if local:
-        reasons.append(f"the +{local} pin makes pip replace an installed torch {c.version} built for another CUDA")
+        reasons.append(f"the +{local} pin makes pip replace an installed torch {c.version} of another build "
+                       "(another CUDA, or CPU)")
     elif pypi:
         warnings.append(f"another build of torch {c.version} (from download.pytorch.org) already satisfies this "
                         "pin: add --force-reinstall to replace it")

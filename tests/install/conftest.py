@@ -23,10 +23,10 @@ def rel(version, py=("3.10", "3.14"), tv=None, ta=None):
                           torchaudio=ta)
 
 
-def build(series, variant, arch, cudnn, platform=X86, default=False, cuda=None):
+def build(series, variant, arch, cudnn, platform=X86, default=False, cuda=None, index_url=None):
     cuda = cuda or (None if variant == "cpu" else f"{variant[2:-1]}.{variant[-1]}")
     return r.TorchBuild(series=series, variant=variant, platform=platform, source=SRC, cuda=cuda, cudnn=cudnn,
-                        arch_list=tuple(arch), pypi_default=default)
+                        arch_list=tuple(arch), pypi_default=default, index_url=index_url)
 
 
 def make(torch_releases=(), torch_builds=(), tensorflow=(), jax=(), cupy=(), cudnn=None) -> Matrices:

@@ -127,3 +127,13 @@ def test_verify_is_lazy_about_requests():
             "print('requests' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip().endswith("False")
+
+
+def test_names_are_shown_literally_never_as_markup(tmp_path):
+    data = json.loads((RULES / "GD303" / "bad.json").read_text())
+    data.pop("_note")
+    data["gpus"][0]["name"] = "[bold red]Evil[/] GPU"
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(data))
+    res = run(["torch", "--from", str(path)])
+    assert res.exit_code == 0 and "[bold red]Evil[/] GPU" in res.stdout

@@ -263,3 +263,36 @@ def test_cupy_follows_nvrtc_targets_and_driver():
 def test_no_data_is_an_honest_no():
     plan = plan_install(Request("torch"), machine("8.0"), make())
     assert not plan.ok and "gpudoctor's data has no torch builds" in plan.needs
+
+
+def _pypi_and_index():
+    return make([rel("2.11.0")], [
+        build("2.11", "cu130", ("sm_75", "sm_80", "sm_86"), "9.19.0.56", default=True, index_url="https://pypi.org/simple"),
+        build("2.11", "cu130", ("sm_75", "sm_80", "sm_86", "compute_86"), "9.17.1.4",
+              index_url="https://download.pytorch.org/whl/cu130")])
+
+
+def test_pypi_default_row_is_a_plain_pin_and_preferred():
+    plan = choose(_pypi_and_index(), machine("8.9"))
+    assert plan.install.commands.pip == "python -m pip install torch==2.11.0"
+    assert plan.install.commands.uv == "uv pip install torch==2.11.0"
+    assert "[[tool.uv.index]]" not in plan.install.commands.uv_project
+    assert plan.install.index_url == "https://pypi.org/simple"
+    (alt,) = plan.alternatives
+    assert alt.index_url.startswith("https://download.pytorch.org/") and "PyPI default" in alt.reason
+    assert any("--force-reinstall" in w for w in plan.warnings)
+
+
+def test_pypi_and_index_builds_are_judged_separately():
+    # A newer GPU: only the index build has PTX for it.
+    plan = choose(_pypi_and_index(), machine("12.0"))
+    assert plan.ok and plan.install.index_url == "https://download.pytorch.org/whl/cu130" and plan.choice.ptx_only
+
+
+def test_replacing_the_same_version_forces_the_reinstall():
+    m = _pypi_and_index()
+    plan = plan_install(Request("torch", replaces="2.11.0+cu126"), machine("8.9"), m)
+    assert plan.install.commands.pip == "python -m pip install --force-reinstall torch==2.11.0"
+    assert plan.install.commands.uv == "uv pip install --reinstall-package torch torch==2.11.0"
+    other = plan_install(Request("torch", replaces="2.10.0+cu128"), machine("8.9"), m)
+    assert "--force-reinstall" not in other.install.commands.pip
