@@ -43,7 +43,8 @@ class Alternative:
     @property
     def label(self) -> str:
         where = " from PyPI" if self.index_url and self.index_url.startswith("https://pypi.org/") else ""
-        return f"{self.version} {self.variant}{where}"
+        variant = "" if self.variant == "-" else f" {self.variant}"
+        return f"{self.version}{variant}{where}"
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,7 @@ def _coverage(target: Target, cands: list[Candidate], matrices, framework: str) 
 def _coverage_hints(target, cands, matrices, framework, choice_version: str | None) -> list[str]:
     """'sm_35 is supported only up to torch 1.12' where the GPU explains the
     outcome: always when nothing works, else when the choice is not the newest."""
+    cands = [c for c in cands if not c.preset]  # a platform without builds says so on its own
     if not target.gpus or not cands:
         return []
     newest = max((c.version for c in cands), key=version_key)
@@ -149,7 +151,8 @@ def _needs(assessments: list[Assessment], request: Request, target: Target, fram
             if need is None:
                 out.append(f"{c.label}: {best.blocker_text()}")
             else:
-                out.append(need if c.version in need else f"{need} ({framework} {c.version})")
+                out.append(f"{need} ({framework} {c.version})" if kind == "driver" and c.version not in need
+                           else need)
     return out
 
 
