@@ -1,0 +1,146 @@
+"""Installer and channel facts (gpudoctor/data/install_channels.toml): which
+backends uv's --torch-backend accepts, where CPU wheels live, which conda
+channels carry a framework. Loaded closed-world like the matrices."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpudoctor.serde import DataError, from_data
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "install_channels.toml"
+
+
+@dataclass(frozen=True)
+class UvTorchBackends:
+    uv_version: str
+    backends: tuple[str, ...]
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CpuIndex:
+    framework: str
+    index_url: str
+    platforms: tuple[str, ...]
+    source: str
+    local_tag_platforms: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CondaChannel:
+    framework: str
+    channel: str
+    package: str
+    series_from: str
+    series_to: str
+    platforms: tuple[str, ...]
+    source: str
+    extra_channels: tuple[str, ...] = ()
+    cuda_package: str | None = None
+    cpu_package: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CondaForgeBuild:
+    framework: str
+    package: str
+    version: str
+    platform: str
+    source: str
+    cuda: str | None = None
+    arch_list: tuple[str, ...] = ()
+    python_min: str | None = None
+    python_max: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PypiGpu:
+    framework: str
+    platforms: tuple[str, ...]
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CondaCommand:
+    framework: str
+    channel: str
+    command: str  # a template: "{cuda_major}"
+    platforms: tuple[str, ...]
+    source: str
+    note: str = ""
+
+
+_TABLES = {
+    "uv_torch_backend": UvTorchBackends,
+    "cpu_index": CpuIndex,
+    "conda_channel": CondaChannel,
+    "conda_forge_build": CondaForgeBuild,
+    "pypi_gpu": PypiGpu,
+    "conda_command": CondaCommand,
+}
+
+
+@dataclass(frozen=True)
+class Channels:
+    uv: tuple[UvTorchBackends, ...] = ()
+    cpu_index: tuple[CpuIndex, ...] = ()
+    conda: tuple[CondaChannel, ...] = ()
+    conda_forge: tuple[CondaForgeBuild, ...] = ()
+    pypi_gpu: tuple[PypiGpu, ...] = ()
+    conda_commands: tuple[CondaCommand, ...] = ()
+
+    def uv_backends(self) -> frozenset[str]:
+        return frozenset(b for row in self.uv for b in row.backends)
+
+    def uv_version(self) -> str:
+        return max((row.uv_version for row in self.uv), default="")
+
+    def cpu_index_for(self, framework: str, platform: str) -> CpuIndex | None:
+        return next((r for r in self.cpu_index if r.framework == framework and platform in r.platforms), None)
+
+    def gpu_platforms(self, framework: str) -> tuple[PypiGpu | None, tuple[str, ...]]:
+        row = next((r for r in self.pypi_gpu if r.framework == framework), None)
+        return row, (row.platforms if row else ())
+
+
+def parse_channels(text: str, origin: str = "install_channels.toml") -> Channels:
+    doc = tomllib.loads(text)
+    if doc.pop("schema_version", None) != 1:
+        raise DataError(f"{origin}: schema_version must be 1")
+    doc.pop("data_as_of", None)
+    found: dict[str, list] = {}
+    for name, rows in doc.items():
+        record = _TABLES.get(name)
+        if record is None or not isinstance(rows, list):
+            raise DataError(f"{origin}: unknown table {name!r}")
+        found[name] = [from_data(record, row, f"{origin}: {name}[{i}]") for i, row in enumerate(rows)]
+        for i, item in enumerate(found[name]):
+            if not item.source.strip():
+                raise DataError(f"{origin}: {name}[{i}]: source must not be empty")
+    return Channels(
+        uv=tuple(found.get("uv_torch_backend", ())),
+        cpu_index=tuple(found.get("cpu_index", ())),
+        conda=tuple(found.get("conda_channel", ())),
+        conda_forge=tuple(found.get("conda_forge_build", ())),
+        pypi_gpu=tuple(found.get("pypi_gpu", ())),
+        conda_commands=tuple(found.get("conda_command", ())),
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def load_channels() -> Channels:
+    return parse_channels(DATA_FILE.read_text(encoding="utf-8"), str(DATA_FILE.name))
