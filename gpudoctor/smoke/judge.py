@@ -50,7 +50,8 @@ def judge(inp: SmokeInput, matrices: Matrices, *, mode: str = "quick", strict: b
     findings, usable = driver_findings(inp.driver)
     doc = inp.runner or {}
     framework = framework_label(inp.runner)
-    source = f"smoke runner ({framework or 'no framework'}" + (f", {inp.python})" if inp.python else ")")
+    about = ", ".join(x for x in (framework, inp.python) if x)
+    source = f"smoke runner ({about})" if about else "smoke runner"
     base = dict(backend=doc.get("backend"), framework=framework, python=inp.python,
                 device_type=doc.get("device_type"), mode=doc.get("mode") or mode, strict=strict, wall_s=wall_s,
                 driver=inp.driver)

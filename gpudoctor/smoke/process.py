@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 EVENT_PREFIX = "@@gdsmoke "  # keep in sync with runner/gdsmoke_common.py
 TAIL_LINES = 20
@@ -33,15 +34,16 @@ class ProcessOutcome:
     signal: str | None = None
     stdout: str = ""
     stderr_tail: tuple[str, ...] = ()
-    events: tuple[dict, ...] = ()
+    events: tuple[dict[str, Any], ...] = ()  # the runner's progress events, in order
     duration_s: float = 0.0
     error: str | None = None  # why it could not start
 
     def describe(self) -> str:
+        """How it ended, as a predicate: 'the runner ' + describe()."""
         if self.status == "timeout":
-            return f"killed after the {self.duration_s:.0f} s timeout"
+            return f"was killed at its {self.duration_s:.0f} s timeout"
         if self.signal:
-            return f"killed by {self.signal}"
+            return f"was killed by {self.signal}"
         if self.status == "not-started":
             return f"could not start: {self.error}"
         return f"exited with status {self.returncode}"

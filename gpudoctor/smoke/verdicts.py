@@ -65,10 +65,10 @@ def gpu_findings(raw: dict, tests: list[TestResult], model: GpuModel | None, sup
         cause, why = expect.slow_gemm_cause(slow, {n: t.fraction_of_peak for n, t in gemms.items()}, model,
                                             snap_gpu)
         names = ", ".join(n.removeprefix("gemm_").upper() for n in slow)
-        peak_src = expect.expected_peak(next(iter(slow)), model, snap_gpu)[1]
         out.append(codes.GEMM_BELOW_PEAK.finding(
             f"{subject}: {names} GEMM far below peak: {why}", subject=subject,
-            evidence=[*(Evidence(n + ".tflops", _rate(gemms[n]), peak_src) for n in slow),
+            evidence=[*(Evidence(n + ".tflops", _rate(gemms[n]), expect.expected_peak(n, model, snap_gpu)[1])
+                        for n in slow),
                       Evidence("cause", cause, "gpudoctor smoke"), *_nvml_evidence(snap_gpu)],
             fix=CAUSE_FIX[cause]))
     for name in ("copy_d2d", "copy_h2d"):
