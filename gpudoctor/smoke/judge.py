@@ -175,7 +175,7 @@ def _judge_gpu(raw: dict, matrices: Matrices, snapshot: Snapshot | None, on_gpu:
         tests.append(result)
         findings.extend(_error_findings(t, result, subject, source))
     support = matrices.precision(cc) if cc and on_gpu else None
-    findings.extend(gpu_findings(raw, tests, model, support, snap_gpu, subject, source))
+    findings.extend(gpu_findings(raw, tests, model, support, snap_gpu, subject, source, on_gpu))
     return GpuResult(index, name, cc, model.name if model else None, raw.get("pci_bus_id"), tuple(tests)), findings
 
 

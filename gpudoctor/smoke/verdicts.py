@@ -55,7 +55,7 @@ def _nvml_evidence(gpu: Gpu | None) -> list[Evidence]:
 
 
 def gpu_findings(raw: dict, tests: list[TestResult], model: GpuModel | None, support: PrecisionSupport | None,
-                 snap_gpu: Gpu | None, subject: str, source: str) -> list[Finding]:
+                 snap_gpu: Gpu | None, subject: str, source: str, on_gpu: bool = True) -> list[Finding]:
     by_name = {t.name: t for t in tests}
     raw_by_name = {t.get("name"): t for t in raw.get("tests") or []}
     out: list[Finding] = []
@@ -86,7 +86,8 @@ def gpu_findings(raw: dict, tests: list[TestResult], model: GpuModel | None, sup
             subject=subject, fix=fix,
             evidence=[Evidence(name + ".gbps", _rate(t), expect.expected_peak(name, model, snap_gpu)[1]),
                       *_nvml_evidence(snap_gpu)]))
-    out.extend(_sdpa_findings(by_name, raw_by_name, subject, source))
+    if on_gpu:  # the CPU has no fused attention kernels to miss
+        out.extend(_sdpa_findings(by_name, raw_by_name, subject, source))
     out.extend(_skip_findings(by_name, support, subject, source))
     return out
 

@@ -30,17 +30,23 @@ def bf16_skip(prec, cc, is_cpu):
 
 
 class CudnnFp32Reference(object):
-    """The FP32 reference must really be FP32: cuDNN allows TF32 by default."""
+    """The FP32 reference must really be FP32: cuDNN allows TF32 by default.
+    torch >= 2.9 has a new switch (conv.fp32_precision) and refuses to mix
+    the old one with it, so use the new one where it exists."""
 
     def __init__(self, torch):
-        self.torch = torch
+        conv = getattr(torch.backends.cudnn, "conv", None)
+        if conv is not None and hasattr(conv, "fp32_precision"):
+            self.target, self.attr, self.value = conv, "fp32_precision", "ieee"
+        else:
+            self.target, self.attr, self.value = torch.backends.cudnn, "allow_tf32", False
 
     def __enter__(self):
-        self.saved = self.torch.backends.cudnn.allow_tf32
-        self.torch.backends.cudnn.allow_tf32 = False
+        self.saved = getattr(self.target, self.attr)
+        setattr(self.target, self.attr, self.value)
 
     def __exit__(self, *exc):
-        self.torch.backends.cudnn.allow_tf32 = self.saved
+        setattr(self.target, self.attr, self.saved)
         return False
 
 
