@@ -34,20 +34,19 @@ def _interpreter(var: str, module: str) -> str | None:
     return path
 
 
-@pytest.fixture(scope="session")
-def torch_python() -> str:
-    path = _interpreter("GPUDOCTOR_TEST_TORCH_PYTHON", "torch")
-    if path is None:
-        pytest.skip("set GPUDOCTOR_TEST_TORCH_PYTHON to an interpreter with torch (a CPU build is enough)")
-    return path
+def _framework_python(var: str, module: str):
+    @pytest.fixture(scope="session")
+    def fixture() -> str:
+        path = _interpreter(var, module)
+        if path is None:
+            pytest.skip(f"set {var} to an interpreter with {module} (a CPU build is enough)")
+        return path
+
+    return fixture
 
 
-@pytest.fixture(scope="session")
-def jax_python() -> str:
-    path = _interpreter("GPUDOCTOR_TEST_JAX_PYTHON", "jax")
-    if path is None:
-        pytest.skip("set GPUDOCTOR_TEST_JAX_PYTHON to an interpreter with jax (a CPU build is enough)")
-    return path
+torch_python = _framework_python("GPUDOCTOR_TEST_TORCH_PYTHON", "torch")
+jax_python = _framework_python("GPUDOCTOR_TEST_JAX_PYTHON", "jax")
 
 
 @pytest.fixture(scope="session")

@@ -88,6 +88,19 @@ def run_test(gpu_index, name, fn, results):
     return out
 
 
+def run_or_skip(gpu_index, names, fn, unsupported, results):
+    """Run `fn(name)` for each test name, or record the backend's reason to skip it."""
+    for name in names:
+        if name in unsupported:
+            run_test(gpu_index, name, lambda n=name: skip(n, unsupported[n]), results)
+        else:
+            run_test(gpu_index, name, lambda n=name: fn(n), results)
+
+
+GEMM_TESTS = ("gemm_fp32", "gemm_tf32", "gemm_fp16", "gemm_bf16", "gemm_fp8")
+NN_TESTS = ("conv_fp16", "conv_bf16", "sdpa_fp16", "sdpa_bf16")
+
+
 def norm_rel_error(max_abs_diff, max_abs_ref, finite=True):
     """Normwise relative error: max |out - ref| / max |ref|. Elementwise
     relative error explodes near zero entries; this does not."""

@@ -109,14 +109,8 @@ def run(args, started):
         common.emit("gpu", **info)
         tests = []
         with cp.cuda.Device(index):
-            for prec in ("fp32", "tf32", "fp16", "bf16", "fp8"):
-                name = "gemm_" + prec
-                if name in NOT_IN_CUPY:
-                    common.run_test(index, name, lambda n=name: common.skip(n, NOT_IN_CUPY[n]), tests)
-                else:
-                    common.run_test(index, name, lambda p=prec: gemm(cp, np, p, args.mode), tests)
-            for name in ("conv_fp16", "conv_bf16", "sdpa_fp16", "sdpa_bf16"):
-                common.run_test(index, name, lambda n=name: common.skip(n, NOT_IN_CUPY[n]), tests)
+            common.run_or_skip(index, common.GEMM_TESTS + common.NN_TESTS,
+                               lambda name: gemm(cp, np, name[len("gemm_"):], args.mode), NOT_IN_CUPY, tests)
             common.run_test(index, "copy_d2d", lambda: copy_d2d(cp, np, args.mode), tests)
         info["tests"] = tests
         gpus.append(info)

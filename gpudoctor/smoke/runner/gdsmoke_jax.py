@@ -117,14 +117,9 @@ def run(args, started):
         common.emit("gpu", **info)
         cc = tuple(int(x) for x in info["cc"].split(".")) if info["cc"] else None
         tests = []
-        for prec in ("fp32", "tf32", "fp16", "bf16", "fp8"):
-            name = "gemm_" + prec
-            if name in NOT_IN_JAX:
-                common.run_test(index, name, lambda n=name: common.skip(n, NOT_IN_JAX[n]), tests)
-            else:
-                common.run_test(index, name, lambda p=prec: gemm(jax, np, p, device, cc, is_cpu, args.mode), tests)
-        for name in ("conv_fp16", "conv_bf16", "sdpa_fp16", "sdpa_bf16"):
-            common.run_test(index, name, lambda n=name: common.skip(n, NOT_IN_JAX[n]), tests)
+        common.run_or_skip(index, common.GEMM_TESTS + common.NN_TESTS,
+                           lambda name: gemm(jax, np, name[len("gemm_"):], device, cc, is_cpu, args.mode),
+                           NOT_IN_JAX, tests)
         common.run_test(index, "copy_d2d", lambda: copy_d2d(jax, np, device, is_cpu, args.mode), tests)
         info["tests"] = tests
         gpus.append(info)
