@@ -11,7 +11,6 @@ import sys
 
 import click
 
-from gpudoctor.findings import ExitCode
 from gpudoctor.host import RealHost
 from gpudoctor.serde import DataError
 from gpudoctor.smoke import SmokeOptions, SmokeUsageError, parse_gpus, run_smoke
@@ -74,4 +73,4 @@ def smoke(python, backend, gpus, quick, timeout, as_json, allow_cpu, strict, sna
 
         # Piped output gets a fixed, readable width instead of rich's 80 columns.
         render(report, Console(file=sys.stdout, width=None if sys.stdout.isatty() else 120))
-    sys.exit(int(report.exit_code) if report.exit_code in (ExitCode.OK, ExitCode.FINDINGS) else ExitCode.INTERNAL)
+    sys.exit(int(report.exit_code))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from gpudoctor.findings import Evidence, Finding, Fix
+from gpudoctor.findings import Evidence, Finding, Fix, Severity
 from gpudoctor.matrices import Matrices
 from gpudoctor.rules import smoke_codes as codes
 from gpudoctor.serde import from_data
@@ -68,6 +68,11 @@ def judge(inp: SmokeInput, matrices: Matrices, *, mode: str = "quick", strict: b
             in_flight = _in_flight(proc.events)
             findings.append(process_finding(proc, in_flight, source))
             _mark_in_flight(raw_gpus, raw_node, in_flight, proc.status, proc)
+    elif proc is not None and proc.status in ("crashed", "timeout"):
+        # Every test reported, then the process died on the way out (CUDA/NCCL teardown).
+        late = process_finding(proc, None, source)
+        findings.append(replace(late, severity=Severity.WARNING,
+                                title=f"the runner {proc.describe()} after reporting every test"))
     elif inp.runner is None and proc is not None:
         findings.append(runner_error_finding({"stage": "output", "message": "the runner printed no JSON "
                                               "document; last stderr: " + " | ".join(proc.stderr_tail[-3:])},

@@ -191,3 +191,13 @@ def test_report_json_keeps_tflops_or_gbps_never_both(matrices):
         assert not ("tflops" in t and "gbps" in t)
     rates = {t["name"]: ("tflops" if "tflops" in t else "gbps" if "gbps" in t else None) for t in data["gpus"][0]["tests"]}
     assert rates["gemm_fp8"] == "tflops" and rates["copy_d2d"] == "gbps" and rates["conv_fp16"] is None
+
+
+def test_crash_after_every_test_reported_is_a_warning(matrices):
+    data = healthy()
+    data["process"] = {"status": "crashed", "returncode": -11, "signal": "SIGSEGV",
+                       "stderr_tail": ["Segmentation fault in ncclCommDestroy"]}
+    report = run(data, matrices)
+    late = [f for f in report.findings if f.code == "GD703"]
+    assert len(late) == 1 and late[0].severity is Severity.WARNING and "after reporting every test" in late[0].title
+    assert int(report.exit_code) == 0 and int(run(data, matrices, strict=True).exit_code) == 1

@@ -138,16 +138,19 @@ def sdpa_test(torch, prec, device, cc, is_cpu):
     order, order_source = priority(torch, table)
     available, errors, reasons = {}, {}, {}
     for backend in (table or dict.fromkeys(ASSUMED_ORDER)):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # "flash not compiled/usable because ..." warnings
+        # A refused backend warns why ("Flash attention requires ...") and then raises
+        # "No available kernel": the warning is the useful reason.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
                 with only(torch, backend, table):
                     out = F.scaled_dot_product_attention(q, k, v)
-            available[backend] = True
-            errors[backend] = rel(torch, out, ref)
-        except RuntimeError as exc:
-            available[backend] = False
-            reasons[backend] = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+                available[backend] = True
+                errors[backend] = rel(torch, out, ref)
+            except RuntimeError as exc:
+                available[backend] = False
+                why = [str(w.message).strip() for w in caught if str(w.message).strip()] or [str(exc).strip()]
+                reasons[backend] = (why[0].splitlines() or [type(exc).__name__])[0][:300]
     selected = next((n for n in order if available.get(n)), None)
     default_out = F.scaled_dot_product_attention(q, k, v)
     res = common.result(name, kernel=selected, available=available, priority=order,
