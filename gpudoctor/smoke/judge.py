@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from gpudoctor.findings import Evidence, Finding, Fix, Severity
-from gpudoctor.matrices import Matrices
+from gpudoctor.matrices import Matrices, load_matrices
 from gpudoctor.rules import smoke_codes as codes
 from gpudoctor.serde import from_data
 from gpudoctor.smoke import cuerrors, expect
@@ -45,8 +45,10 @@ def framework_label(doc: dict | None) -> str | None:
     return f"{fw['name']} {fw.get('version')}" if fw.get("name") else (doc or {}).get("backend")
 
 
-def judge(inp: SmokeInput, matrices: Matrices, *, mode: str = "quick", strict: bool = False,
+def judge(inp: SmokeInput, matrices: Matrices | None = None, *, mode: str = "quick", strict: bool = False,
           wall_s: float = 0.0) -> SmokeReport:
+    """Verdicts for one smoke run. `matrices` defaults to the shipped ones,
+    loaded only when there are runner results to compare with them."""
     findings, usable = driver_findings(inp.driver)
     doc = inp.runner or {}
     framework = framework_label(inp.runner)
@@ -57,6 +59,7 @@ def judge(inp: SmokeInput, matrices: Matrices, *, mode: str = "quick", strict: b
                 driver=inp.driver)
     if not usable and inp.runner is None and inp.process is None:
         return SmokeReport(findings=tuple(findings), gpus=_driver_only_gpus(inp.driver), **base)
+    matrices = matrices or load_matrices()
 
     raw_gpus, raw_node = _raw_results(inp)
     proc = inp.process

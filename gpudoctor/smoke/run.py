@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gpudoctor.host import Host
-from gpudoctor.matrices import Matrices, load_matrices
+from gpudoctor.matrices import Matrices
 from gpudoctor.smoke.driver import DEFAULT_DRIVER_TIMEOUT_S, MAIN_SCRIPT, last_json_object, run_driver_check
 from gpudoctor.smoke.judge import SmokeInput, judge
 from gpudoctor.smoke.judge_driver import driver_findings
@@ -99,7 +99,6 @@ def run_smoke(host: Host, python: str | None = None, options: SmokeOptions | Non
     _validate(options)
     started = time.monotonic()
     target = resolve_python(host, python)
-    matrices = matrices or load_matrices()
 
     def verdict(runner: dict | None = None, proc=None) -> SmokeReport:
         return judge(SmokeInput(driver, runner, proc, snapshot, target), matrices, mode=options.mode,
