@@ -30,6 +30,15 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
+class InputError(click.ClickException):
+    """Bad user input (a file, an interpreter, a value): one line, exit 2, no usage dump."""
+
+    exit_code = ExitCode.USAGE
+
+    def show(self, file=None) -> None:
+        click.echo(f"gpudoctor: error: {self.format_message()}", err=True)
+
+
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [name for name, (mod, _, _) in COMMANDS.items() if importlib.util.find_spec(mod)]

@@ -17,7 +17,7 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 # A read of a file we only need the head of (version files, /proc entries).
 DEFAULT_READ_LIMIT = 1 << 20
@@ -81,6 +81,11 @@ class Host(Protocol):
     def read_text(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> str | None: ...
 
     def read_bytes(self, path: str, offset: int = 0, size: int = -1) -> bytes | None: ...
+
+    def open_binary(self, path: str) -> BinaryIO | None:
+        """An open, seekable binary file, or None; for walking large binaries
+        (a 1 GB CUDA library) by seeks without reading them whole."""
+        ...
 
     def exists(self, path: str) -> bool: ...
 
@@ -224,6 +229,12 @@ class RealHost:
             with open(path, "rb") as fh:
                 fh.seek(offset)
                 return fh.read(size)
+        except OSError:
+            return None
+
+    def open_binary(self, path: str) -> BinaryIO | None:
+        try:
+            return open(path, "rb")  # noqa: SIM115 - the caller closes it
         except OSError:
             return None
 

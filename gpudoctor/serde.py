@@ -24,7 +24,7 @@ class DataError(ValueError):
 def to_data(obj: Any) -> Any:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: to_data(getattr(obj, f.name)) for f in dataclasses.fields(obj)
-                if not f.metadata.get("skip_json")}
+                if not (f.metadata.get("omit_empty") and not getattr(obj, f.name))}
     if isinstance(obj, enum.Enum):
         return obj.value
     if isinstance(obj, (list, tuple)):

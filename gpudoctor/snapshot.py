@@ -34,7 +34,7 @@ class Fact(Generic[T]):
 
     value: T | None = None
     source: str = ""
-    tried: tuple[str, ...] = ()
+    tried: tuple[str, ...] = field(default=(), metadata={"omit_empty": True})
 
     @property
     def known(self) -> bool:
@@ -56,9 +56,12 @@ class System:
     python_executable: Fact[str] = field(default_factory=Fact)
     environment: Fact[str] = field(default_factory=Fact)  # "venv" | "conda" | "system"
     container: Fact[str] = field(default_factory=Fact)  # "docker" | "podman" | "kubernetes" | "lxc" | "none"
-    gpu_device_nodes: Fact[tuple[str, ...]] = field(default_factory=Fact)  # /dev/nvidia*
+    gpu_device_nodes: Fact[tuple[str, ...]] = field(default_factory=Fact)  # /dev/nvidia*, /dev/dxg
     wsl: Fact[bool] = field(default_factory=Fact)
     wsl_libcuda: Fact[str] = field(default_factory=Fact)  # /usr/lib/wsl/lib/libcuda.so.1
+    # A Linux (non-WSL) NVIDIA driver found inside WSL, which shadows the Windows
+    # driver's libcuda: "/usr/lib/x86_64-linux-gnu/libcuda.so.1" or "/proc/driver/nvidia".
+    wsl_linux_driver: Fact[str] = field(default_factory=Fact)
 
 
 @dataclass(frozen=True)
@@ -67,12 +70,17 @@ class Driver:
     cuda_api: Fact[str] = field(default_factory=Fact)
     # CUresult of cuInit(0): 0 is success; 100 no device, 999 unknown...
     cuinit: Fact[int] = field(default_factory=Fact)
+    cuinit_error: Fact[str] = field(default_factory=Fact)  # cuGetErrorName: "CUDA_ERROR_NO_DEVICE"
     # "proprietary" | "open" | "not-loaded"
     kernel_module: Fact[str] = field(default_factory=Fact)
     nouveau_loaded: Fact[bool] = field(default_factory=Fact)
     # "ok", or NVML's error name: "LibraryNotFound", "DriverNotLoaded", "LibRmVersionMismatch", ...
     nvml: Fact[str] = field(default_factory=Fact)
     libcuda: Fact[str] = field(default_factory=Fact)  # path of the libcuda.so.1 that loads
+    # Release of the user-space driver libraries (libcuda.so.580.65.06 /
+    # libnvidia-ml.so.*); differs from `version` (the kernel module) after an
+    # upgrade without reboot.
+    library_version: Fact[str] = field(default_factory=Fact)
 
 
 @dataclass(frozen=True)
@@ -105,6 +113,9 @@ class Gpu:
     pcie_width_max: int | None = None
     throttle_reasons: tuple[str, ...] | None = None
     processes: tuple[GpuProcess, ...] | None = None
+    # NVML calls that failed for this device with something other than
+    # NotSupported ("nvmlDeviceGetHandleByIndex: GpuIsLost"); the device stays listed.
+    errors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -127,6 +138,8 @@ class CudaRuntime:
     kind: str  # "toolkit" | "pip" | "conda" | "ld-library-path" | "system"
     source: str
     nvcc: str | None = None  # nvcc's release for a toolkit, "13.0.88"
+    # Its library directory is listed in LD_LIBRARY_PATH, so the loader prefers it.
+    ld_library_path: bool = False
 
 
 @dataclass(frozen=True)
@@ -139,6 +152,7 @@ class Library:
     kind: str  # "pip" | "toolkit" | "conda" | "ld-library-path" | "system"
     source: str
     cuda_major: int | None = None  # from the wheel name (-cu12) when known
+    ld_library_path: bool = False  # its directory is listed in LD_LIBRARY_PATH
 
 
 @dataclass(frozen=True)
@@ -146,6 +160,8 @@ class DeepResult:
     """What importing the framework in the target interpreter showed (--deep)."""
 
     imported: bool
+    # imported=False: the import error; imported=True: why CUDA is not usable
+    # (the CUDA init error text), None when it is.
     error: str | None = None
     is_available: bool | None = None
     device_count: int | None = None
@@ -154,6 +170,7 @@ class DeepResult:
     cudnn_runtime: str | None = None  # version of the cuDNN actually loaded
     loaded_libraries: tuple[str, ...] = ()  # CUDA libraries mapped into the process
     op_results: tuple[str, ...] = ()  # per visible device: "ok" or the error text
+    warnings: tuple[str, ...] = ()  # warnings the import / CUDA init printed
     timed_out: bool = False
     duration_s: float | None = None
 

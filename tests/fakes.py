@@ -7,6 +7,7 @@ Files, directories and environment are what the scenario lists, nothing else.
 from __future__ import annotations
 
 import fnmatch
+import io
 import posixpath
 import time
 from collections.abc import Mapping, Sequence
@@ -117,6 +118,12 @@ class FakeHost:
         raw = data if isinstance(data, bytes) else data.encode()
         return raw[offset:] if size < 0 else raw[offset:offset + size]
 
+    def open_binary(self, path: str) -> io.BytesIO | None:
+        data = self.files.get(self.realpath(path))
+        if data is None:
+            return None
+        return io.BytesIO(data if isinstance(data, bytes) else data.encode())
+
     def exists(self, path: str) -> bool:
         p = self.realpath(path)
         return p in self.files or p in self._all_dirs()
@@ -133,7 +140,10 @@ class FakeHost:
         return sorted(names)
 
     def glob(self, pattern: str) -> list[str]:
-        return sorted(p for p in set(self.files) | self._all_dirs() if fnmatch.fnmatchcase(p, pattern))
+        # Like glob.glob, a "*" does not cross a "/".
+        depth = pattern.count("/")
+        return sorted(p for p in set(self.files) | self._all_dirs()
+                      if p.count("/") == depth and fnmatch.fnmatchcase(p, pattern))
 
     def realpath(self, path: str) -> str:
         path = posixpath.normpath(path)

@@ -9,11 +9,20 @@ import difflib
 import functools
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from gpudoctor.matrices import records as r
-from gpudoctor.matrices.loader import SHIPPED_DIR, TABLES, MatrixError, load_dir
+from gpudoctor.matrices.loader import (
+    SHIPPED_DIR,
+    TABLES,
+    MatrixError,
+    load_file,
+    row_key,
+)
 from gpudoctor.versions import (
     ComputeCapability,
     CudaVersion,
@@ -23,7 +32,12 @@ from gpudoctor.versions import (
     parse_numeric,
 )
 
-__all__ = ["Matrices", "MatrixError", "load_matrices", "overlay_dir"]
+__all__ = ["FRAMEWORKS", "Matrices", "MatrixError", "load_matrices", "overlay_dir"]
+
+PYPI_SIMPLE = "https://pypi.org/simple"
+
+# What `newest_known` and `is_newer_than_known` answer for.
+FRAMEWORKS = ("torch", "torchvision", "torchaudio", "tensorflow", "jax", "jaxlib", "cudnn", "cupy", "cuda")
 
 
 def overlay_dir() -> Path:
@@ -36,15 +50,57 @@ def _vkey(text: str | None) -> tuple[int, ...]:
     return parse_numeric(text) or ()
 
 
+def _version(text: str | None) -> Version | None:
+    """packaging's Version, with any local tag ("+cu130") dropped; None on junk."""
+    if not text:
+        return None
+    try:
+        return Version(str(text).split("+", 1)[0].strip())
+    except InvalidVersion:
+        return None
+
+
+def _cudnn_key(text: str | None) -> tuple[int, ...]:
+    """cuDNN versions compare on major.minor.patch: the 4th field is a build."""
+    return (parse_numeric(text) or ())[:3]
+
+
+def _in_range(v: Version, lo: str, hi: str | None) -> bool:
+    lo_v, hi_v = _version(lo), _version(hi)
+    return lo_v is not None and lo_v <= v and (hi_v is None or v <= hi_v)
+
+
 class Matrices:
     """All tables, with the queries the rest of gpudoctor needs."""
 
-    def __init__(self, tables: dict[str, dict[str, tuple[Any, ...]]], as_of: dict[str, str]) -> None:
-        self._t = tables
-        self.as_of = as_of
+    def __init__(self, tables: dict[str, dict[str, tuple[Any, ...]]], as_of: dict[str, str],
+                 loader: Callable[[str], tuple[str, dict[str, tuple[Any, ...]]]] | None = None) -> None:
+        # With a loader, a file is parsed the first time one of its tables is asked
+        # for: `check` on a machine without torch never pays for torch.toml.
+        self._t = dict(tables)
+        self._as_of = dict(as_of)
+        self._loader = loader
+
+    def _stem(self, stem: str) -> dict[str, tuple[Any, ...]]:
+        if stem not in self._t:
+            if self._loader is None or stem not in TABLES:
+                return {}
+            self._as_of[stem], self._t[stem] = self._loader(stem)
+        return self._t[stem]
 
     def table(self, stem: str, name: str) -> tuple[Any, ...]:
-        return self._t.get(stem, {}).get(name, ())
+        return self._stem(stem).get(name, ())
+
+    @property
+    def as_of(self) -> dict[str, str]:
+        """The `data_as_of` date of each matrix file (loads them all)."""
+        for stem in TABLES:
+            self._stem(stem)
+        return self._as_of
+
+    def data_as_of(self, stem: str) -> str | None:
+        self._stem(stem)
+        return self._as_of.get(stem)
 
     # --- CUDA toolkit and driver -------------------------------------------------
     @property
@@ -102,30 +158,50 @@ class Matrices:
     def gpus(self) -> tuple[r.GpuModel, ...]:
         return self.table("gpus", "gpu")
 
-    def gpu(self, name: str) -> r.GpuModel | None:
-        """The model for a device or user-given name; None when nothing is close."""
-        hits = self.gpu_candidates(name, limit=1)
-        return hits[0] if hits else None
+    def gpu(self, name: str, memory_gb: float | None = None) -> r.GpuModel | None:
+        """The model for a device or user-given name; None unless a row's name or
+        NVML string matches word for word (a mere close spelling is not enough).
+        `memory_gb` separates models that report the same name (RTX 4060 Ti 8/16 GB)."""
+        ranked = self._rank_gpus(name, memory_gb)
+        return ranked[0][1] if ranked and ranked[0][0] < _CLOSE_SPELLING else None
 
-    def gpu_candidates(self, name: str, limit: int = 5) -> list[r.GpuModel]:
-        norm = _norm_gpu(name)
-        if not norm:
+    def gpu_candidates(self, name: str, limit: int = 5, memory_gb: float | None = None) -> list[r.GpuModel]:
+        """Models for a name, best first: exact matches, then rows containing every
+        word of the name ("a100" -> all A100s), then rows whose words all occur in
+        the name (a MIG device string), then close spellings. A laptop part never
+        matches its desktop namesake except as a close spelling."""
+        return [g for _, g in self._rank_gpus(name, memory_gb)[:limit]]
+
+    def _rank_gpus(self, name: str, memory_gb: float | None) -> list[tuple[int, r.GpuModel]]:
+        query = _norm_gpu(name).split()
+        if not query:
             return []
-        exact = [g for g in self.gpus
-                 if norm == _norm_gpu(g.name) or norm in (_norm_gpu(n) for n in g.nvml_names)]
-        if exact:
-            return exact[:limit]
-        keys: dict[str, r.GpuModel] = {}
-        for g in self.gpus:
+        scores: dict[int, tuple[int, int]] = {}
+        for i, g in enumerate(self.gpus):
             for key in (g.name, *g.nvml_names):
-                keys.setdefault(_norm_gpu(key), g)
-        # Substring either way ("4090" in "geforce rtx 4090"), preferring the tightest.
-        subs = sorted((k for k in keys if norm in k or k in norm), key=lambda k: abs(len(k) - len(norm)))
-        picked: list[r.GpuModel] = []
-        for k in subs + difflib.get_close_matches(norm, list(keys), n=limit, cutoff=0.6):
-            if keys[k] not in picked:
-                picked.append(keys[k])
-        return picked[:limit]
+                words = _norm_gpu(key).split()
+                if _MOBILE.intersection(query) - _MOBILE.intersection(words):
+                    continue  # a laptop part is not its desktop namesake
+                if words == query:
+                    score = (0, 0)
+                elif _all_words_in(query, words):
+                    score = (1, len(words) - len(query))
+                elif _all_words_in(words, query):
+                    score = (2, len(query) - len(words))
+                else:
+                    continue
+                scores[i] = min(score, scores.get(i, score))
+        if not scores:
+            keys = {_norm_gpu(k): i for i, g in enumerate(self.gpus) for k in (g.name, *g.nvml_names)}
+            plain = " ".join(w for w in query if w not in _MOBILE and w != "gpu")  # suggest the desktop namesake
+            for rank, k in enumerate(difflib.get_close_matches(plain, list(keys), n=10, cutoff=0.6)):
+                scores.setdefault(keys[k], (_CLOSE_SPELLING, rank))
+
+        def order(i: int) -> tuple[float, ...]:
+            gap = abs(self.gpus[i].memory_gb - memory_gb) if memory_gb is not None else 0.0
+            return (*scores[i], gap, i)
+
+        return [(scores[i][0], self.gpus[i]) for i in sorted(scores, key=order)]
 
     def precision(self, cc: str | ComputeCapability) -> r.PrecisionSupport | None:
         want = cc if isinstance(cc, ComputeCapability) else compute_capability(cc)
@@ -155,10 +231,27 @@ class Matrices:
                 return rel
         return None
 
-    def torch_build(self, version: str, variant: str, platform: str = "linux-x86_64") -> r.TorchBuild | None:
+    def torch_build(self, version: str, variant: str, platform: str = "linux-x86_64",
+                    pypi: bool | None = None) -> r.TorchBuild | None:
+        """The build of `variant` for the series of `version` on `platform`.
+
+        A variant can exist twice: as PyPI's default wheel and on
+        download.pytorch.org (the PyPI cu13x wheels carry no PTX). `pypi=True`
+        or False picks one; None prefers the PyPI row, the common install path
+        (a PyPI wheel's dist-info version has no "+cuXXX" tag, its version.py has).
+        """
+        series = torch_series(version)
+        rows = [b for b in self.torch_builds
+                if b.series == series and b.variant == variant and b.platform == platform
+                and (pypi is None or b.pypi_default == pypi)]
+        rows.sort(key=lambda b: not b.pypi_default)
+        return rows[0] if rows else None
+
+    def torch_pypi_build(self, version: str, platform: str = "linux-x86_64") -> r.TorchBuild | None:
+        """What a plain `pip install torch==version` gets on `platform`."""
         series = torch_series(version)
         for b in self.torch_builds:
-            if b.series == series and b.variant == variant and b.platform == platform:
+            if b.series == series and b.platform == platform and b.pypi_default:
                 return b
         return None
 
@@ -168,8 +261,118 @@ class Matrices:
                 if b.series == series and (platform is None or b.platform == platform)]
 
     def newest_torch(self) -> str | None:
-        versions = [rel.version for rel in self.torch_releases]
-        return max(versions, key=_vkey) if versions else None
+        return self.newest_known("torch")
+
+    # --- TensorFlow ----------------------------------------------------------------------
+    @property
+    def tensorflow_releases(self) -> tuple[r.TensorflowRelease, ...]:
+        return self.table("tensorflow", "release")
+
+    def tensorflow_release(self, version: str) -> r.TensorflowRelease | None:
+        """The row of the minor series of `version` ("2.18.1" -> the 2.18 row)."""
+        series = torch_series(version)
+        for rel in self.tensorflow_releases:
+            if rel.version == series:
+                return rel
+        return None
+
+    # --- JAX -----------------------------------------------------------------------------
+    @property
+    def jax_releases(self) -> tuple[r.JaxRelease, ...]:
+        return self.table("jax", "release")
+
+    def jax_requirements(self, version: str) -> r.JaxRelease | None:
+        """The range that contains `version` (jax or jaxlib; they release together).
+        None for a version outside every range, e.g. newer than the data knows."""
+        v = _version(version)
+        if v is None:
+            return None
+        hits = [row for row in self.jax_releases if _in_range(v, row.version_from, row.version_to)]
+        # An overlay range may start inside an open shipped one: the later start wins.
+        return max(hits, key=lambda row: _version(row.version_from)) if hits else None
+
+    # --- cuDNN ---------------------------------------------------------------------------
+    @property
+    def cudnn_releases(self) -> tuple[r.CudnnRelease, ...]:
+        return self.table("cudnn", "release")
+
+    def cudnn_release(self, version: str) -> r.CudnnRelease | None:
+        """The support-matrix range of a cuDNN version ("9.10.2.21", "9.10.2", 91002)."""
+        key = _cudnn_key(cudnn_text(version))
+        if not key:
+            return None
+        hits = [row for row in self.cudnn_releases
+                if _cudnn_key(row.version_from) <= key
+                and (row.version_to is None or key <= _cudnn_key(row.version_to))]
+        return max(hits, key=lambda row: _cudnn_key(row.version_from)) if hits else None
+
+    def cudnn_min_sm(self, version: str) -> str | None:
+        """Lowest compute capability a cuDNN release supports (9.11+: "7.5")."""
+        row = self.cudnn_release(version)
+        return row.min_sm if row else None
+
+    # --- CuPy ----------------------------------------------------------------------------
+    @property
+    def cupy_packages(self) -> tuple[r.CupyPackage, ...]:
+        return self.table("cupy", "package")
+
+    def cupy_package(self, cuda_major: int) -> r.CupyPackage | None:
+        """The CuPy wheel for a CUDA major (12 -> cupy-cuda12x)."""
+        for row in self.cupy_packages:
+            if row.cuda_major == cuda_major:
+                return row
+        return None
+
+    def cupy_package_named(self, name: str) -> r.CupyPackage | None:
+        want = name.strip().lower().replace("_", "-")
+        for row in self.cupy_packages:
+            if row.package == want:
+                return row
+        return None
+
+    # --- What the data knows -------------------------------------------------------------
+    def newest_known(self, framework: str) -> str | None:
+        """The newest release of `framework` in the data (shipped plus overlay);
+        one of FRAMEWORKS. None when the data has none."""
+        name = framework.strip().lower()
+        if name == "torch":
+            versions = [rel.version for rel in self.torch_releases]
+        elif name in ("torchvision", "torchaudio"):
+            versions = [getattr(rel, name) for rel in self.torch_releases if getattr(rel, name)]
+        elif name == "tensorflow":
+            versions = [v for rel in self.tensorflow_releases for v in (rel.releases or (rel.version,))]
+        elif name in ("jax", "jaxlib"):
+            versions = [row.version_to or row.version_from for row in self.jax_releases]
+        elif name == "cudnn":
+            versions = [row.version_to or row.version_from for row in self.cudnn_releases]
+        elif name == "cupy":
+            versions = [row.version_to for row in self.cupy_packages if row.version_to]
+        elif name == "cuda":
+            versions = [t.version for t in self.toolkits]
+        else:
+            raise ValueError(f"unknown framework {framework!r} (known: {', '.join(FRAMEWORKS)})")
+        parsed = [(v, _version(v)) for v in versions]
+        parsed = [(text, v) for text, v in parsed if v is not None]
+        return max(parsed, key=lambda p: p[1])[0] if parsed else None
+
+    def is_newer_than_known(self, framework: str, version: str) -> bool | None:
+        """True when `version` is past everything the data knows of `framework`
+        (suggest `gpudoctor matrix refresh`); None when either does not parse.
+        TensorFlow is judged by series and CuPy by major (see below)."""
+        name = framework.strip().lower()
+        have, newest = _version(version), _version(self.newest_known(name))
+        if have is None or newest is None:
+            return None
+        if name == "cudnn":
+            return _cudnn_key(str(have)) > _cudnn_key(str(newest))
+        # A TensorFlow row describes a whole series and a CuPy row a whole
+        # package: a new patch (or CuPy minor) changes neither, and refresh
+        # cannot add one, so only a new series (CuPy major) counts as unknown.
+        if name == "tensorflow" and self.tensorflow_release(str(have)) is not None:
+            return False
+        if name == "cupy":
+            return have.major > newest.major
+        return have > newest
 
 
 def torch_series(version: str) -> str:
@@ -178,30 +381,67 @@ def torch_series(version: str) -> str:
     return ".".join(str(n) for n in nums[:2])
 
 
+def cudnn_text(version: str | int) -> str:
+    """A cuDNN version as text; CUDNN_VERSION integers are decoded
+    (8902 -> "8.9.2", 91002 -> "9.10.2": 9.x uses major*10000)."""
+    if isinstance(version, int) or str(version).isdigit():
+        v = int(version)
+        if v >= 10000:
+            return f"{v // 10000}.{(v // 100) % 100}.{v % 100}"
+        return f"{v // 1000}.{(v // 100) % 10}.{v % 100}"
+    return str(version)
+
+
+_CLOSE_SPELLING = 3  # rank of a difflib-only match: a suggestion, never an answer
+_MOBILE = {"laptop", "mobile"}
+
+
 def _norm_gpu(name: str) -> str:
+    """'NVIDIA GeForce RTX 4090' -> 'rtx 4090'; 'NVIDIA A100-SXM4-80GB' -> 'a100 sxm4 80gb'.
+    Vendor and brand words go (older drivers omit them); 'Quadro' stays, it tells
+    Quadro RTX 6000 from RTX 6000 Ada."""
     s = name.lower()
-    s = re.sub(r"\b(nvidia|geforce|tesla|quadro)\b", " ", s)
+    s = re.sub(r"\bmig\b.*", " ", s)  # "... MIG 3g.40gb": the profile is not the model
+    s = re.sub(r"\b(nvidia|geforce|tesla)\b", " ", s)
+    s = re.sub(r"\b(rtx|gtx)(?=\d)", r"\1 ", s)  # "rtx4090" -> "rtx 4090"
+    s = re.sub(r"(\d)\s*(gb|g)\b", r"\1gb", s)  # "80 GB", "144G" -> "80gb", "144gb"
     s = re.sub(r"[^a-z0-9]+", " ", s)
     return " ".join(s.split())
+
+
+def _all_words_in(needles: list[str], hay: list[str]) -> bool:
+    """Every needle word is a word of `hay`, or a letter-ended stem of one that only
+    adds digits ("sxm" matches "sxm4"; "h20" does not match "h200")."""
+    def found(w: str) -> bool:
+        return any(h == w or (len(w) >= 3 and w[-1].isalpha() and h.startswith(w) and h[len(w):].isdigit())
+                   for h in hay)
+    return all(found(w) for w in needles)
 
 
 @functools.lru_cache(maxsize=4)
 def load_matrices(shipped: str | None = None, overlay: str | None = "") -> Matrices:
     """Shipped data, with the user overlay's rows appended where it has newer
-    ones. `overlay=None` disables the overlay; "" means the default place."""
-    as_of, tables = load_dir(Path(shipped) if shipped else SHIPPED_DIR)
+    ones. `overlay=None` disables the overlay; "" means the default place.
+    Files are parsed lazily, on first use of one of their tables."""
+    shipped_dir = Path(shipped) if shipped else SHIPPED_DIR
     over_path = overlay_dir() if overlay == "" else (Path(overlay) if overlay else None)
-    if over_path is not None and over_path.is_dir():
-        try:
-            o_as_of, o_tables = load_dir(over_path)
-        except MatrixError:
-            o_as_of, o_tables = {}, {}  # a broken overlay never hides the shipped data
-        for stem, tabs in o_tables.items():
-            for name, rows in tabs.items():
-                have = tables.setdefault(stem, {}).setdefault(name, ())
-                tables[stem][name] = have + tuple(row for row in rows if row not in have)
-            as_of[stem] = max(as_of.get(stem, ""), o_as_of.get(stem, ""))
-    for stem in TABLES:
-        for name in TABLES[stem]:
-            tables.setdefault(stem, {}).setdefault(name, ())
-    return Matrices(tables, as_of)
+
+    def load(stem: str) -> tuple[str, dict[str, tuple[Any, ...]]]:
+        as_of, tables = load_file(shipped_dir, stem) or ("", {})
+        tables = {name: tables.get(name, ()) for name in TABLES[stem]}
+        if over_path is not None and over_path.is_dir():
+            try:
+                extra = load_file(over_path, stem)
+            except MatrixError:
+                extra = None  # a broken overlay never hides the shipped data
+            if extra is not None:
+                o_as_of, o_tables = extra
+                for name, rows in o_tables.items():
+                    have = tables.get(name, ())
+                    keys = {row_key(stem, name, row) for row in have}
+                    # The overlay only adds: a row whose key the shipped data has is ignored.
+                    tables[name] = have + tuple(row for row in rows if row_key(stem, name, row) not in keys)
+                as_of = max(as_of, o_as_of)
+        return as_of, tables
+
+    return Matrices({}, {}, loader=load)

@@ -1,13 +1,13 @@
 """Closed-world loader for the TOML matrices.
 
-An unknown file, table or key, a wrong type, or a missing required key is an
-error that names the file, the row and the key. Rows become frozen records.
+An unknown file, table or key, a wrong type, a missing required key, an empty
+source or two rows with the same key is an error that names the file, the row
+and the key. Rows become frozen records.
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -37,17 +37,42 @@ TABLES: dict[str, dict[str, type]] = {
     "cupy": {"package": r.CupyPackage},
 }
 
+# (file stem, table) -> the fields that identify a row; unique within a table.
+# The overlay written by `matrix refresh` never replaces a shipped row with the
+# same key.
+KEYS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("cuda", "toolkit"): ("version",),
+    ("cuda", "minor_compat"): ("cuda_major",),
+    ("cuda", "arch_support"): ("cuda_from",),
+    ("cuda", "driver_branch"): ("branch",),
+    ("gpus", "gpu"): ("name",),
+    ("gpus", "precision"): ("compute_capability",),
+    ("torch", "release"): ("version",),
+    ("torch", "build"): ("series", "variant", "platform", "index_url"),
+    ("tensorflow", "release"): ("version",),
+    ("jax", "release"): ("version_from",),
+    ("cudnn", "release"): ("version_from",),
+    ("cupy", "package"): ("package",),
+}
+
 SHIPPED_DIR = Path(__file__).resolve().parent
+
+
+def row_key(stem: str, table: str, row: Any) -> tuple[Any, ...]:
+    """The identifying fields of a record (or of a raw TOML row dict)."""
+    names = KEYS[(stem, table)]
+    if isinstance(row, dict):
+        return tuple(row.get(n) for n in names)
+    return tuple(getattr(row, n) for n in names)
 
 
 class MatrixError(ValueError):
     """A matrix file does not follow the schema."""
 
 
-def _row_id(row: dict[str, Any], record: type) -> str:
-    first = fields(record)[0].name
-    value = row.get(first)
-    return f"{first}={value!r}" if value is not None else "?"
+def _row_id(row: dict[str, Any], stem: str, table: str) -> str:
+    parts = [f"{n}={row[n]!r}" for n in KEYS[(stem, table)] if n in row]
+    return ", ".join(parts) or "?"
 
 
 def parse_file(stem: str, text: str, origin: str) -> tuple[str, dict[str, tuple[Any, ...]]]:
@@ -72,14 +97,20 @@ def parse_file(stem: str, text: str, origin: str) -> tuple[str, dict[str, tuple[
         if not isinstance(rows, list):
             raise MatrixError(f"{origin}: {name} must be an array of tables ([[{name}]])")
         out = []
+        seen: dict[tuple[Any, ...], int] = {}
         for i, row in enumerate(rows):
-            where = f"{origin}: {name}[{i}] ({_row_id(row, record) if isinstance(row, dict) else '?'})"
+            where = f"{origin}: {name}[{i}] ({_row_id(row, stem, name) if isinstance(row, dict) else '?'})"
             try:
                 item = from_data(record, row, "row")
             except DataError as exc:
                 raise MatrixError(f"{where}: {str(exc).removeprefix('row: ').removeprefix('row.')}") from None
             if not str(getattr(item, "source", "")).strip():
                 raise MatrixError(f"{where}: source must not be empty")
+            key = row_key(stem, name, item)
+            if key in seen:
+                raise MatrixError(f"{where}: duplicate key {', '.join(KEYS[(stem, name)])} "
+                                  f"(same as {name}[{seen[key]}])")
+            seen[key] = i
             out.append(item)
         tables[name] = tuple(out)
     for name in TABLES[stem]:
@@ -87,13 +118,20 @@ def parse_file(stem: str, text: str, origin: str) -> tuple[str, dict[str, tuple[
     return as_of, tables
 
 
+def load_file(directory: Path, stem: str) -> tuple[str, dict[str, tuple[Any, ...]]] | None:
+    """Load one matrix file from `directory`; None when it is not there."""
+    path = directory / f"{stem}.toml"
+    if not path.is_file():
+        return None
+    return parse_file(stem, path.read_text(encoding="utf-8"), str(path))
+
+
 def load_dir(directory: Path) -> tuple[dict[str, str], dict[str, dict[str, tuple[Any, ...]]]]:
     """Load every known matrix file present in `directory`."""
     as_of: dict[str, str] = {}
     data: dict[str, dict[str, tuple[Any, ...]]] = {}
     for stem in TABLES:
-        path = directory / f"{stem}.toml"
-        if not path.is_file():
-            continue
-        as_of[stem], data[stem] = parse_file(stem, path.read_text(encoding="utf-8"), str(path))
+        loaded = load_file(directory, stem)
+        if loaded is not None:
+            as_of[stem], data[stem] = loaded
     return as_of, data

@@ -149,6 +149,11 @@ class TensorflowRelease:
     and_cuda_extra: bool = False  # `pip install tensorflow[and-cuda]` exists
     windows_native_gpu: bool = False
     arch_list: tuple[str, ...] = ()
+    # The patch releases of this series on PyPI ("2.15.0", "2.15.0.post1", "2.15.1").
+    releases: tuple[str, ...] = ()
+    # Floors that `tensorflow[and-cuda]` pins in its wheel metadata (nvidia-*-cu12 >= ...):
+    and_cuda_runtime: str | None = None  # nvidia-cuda-runtime-cu12 floor, "12.5.82"
+    and_cuda_cudnn: str | None = None  # nvidia-cudnn-cu12 floor, "9.3.0.75"
     note: str = ""
 
 
@@ -159,10 +164,11 @@ class JaxRelease:
     version_from: str  # "0.8.0"
     extras: tuple[str, ...]  # ("cuda12", "cuda12-local", "cuda13", "cuda13-local")
     source: str
-    version_to: str | None = None  # inclusive; None = still current
+    version_to: str | None = None  # inclusive; the newest release the data knows
     cuda12_min: str | None = None  # minimum CUDA 12 runtime, "12.1"
     cuda13_min: str | None = None
-    cudnn_min: str | None = None
+    cudnn_min: str | None = None  # floor the CUDA 12 (and 11) wheels pin
+    cudnn13_min: str | None = None  # floor the CUDA 13 wheels pin (nvidia-cudnn-cu13)
     min_driver_cuda12: str | None = None
     min_driver_cuda13: str | None = None
     min_sm_cuda12: str | None = None  # "5.2"
@@ -182,6 +188,7 @@ class CudnnRelease:
     version_to: str | None = None
     max_sm: str | None = None
     min_driver_linux: str | None = None  # for the newest CUDA major it supports
+    min_driver_windows: str | None = None
     note: str = ""
 
 

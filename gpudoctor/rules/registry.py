@@ -64,7 +64,7 @@ def rule(code: str, name: str, category: str, severity: Severity, summary: str, 
     """Decorator form of `register` for check functions."""
 
     def wrap(fn: CheckFn) -> CheckFn:
-        register(code, name, category, severity, summary, family, fn)
+        fn.rule = register(code, name, category, severity, summary, family, fn)  # type: ignore[attr-defined]
         return fn
 
     return wrap

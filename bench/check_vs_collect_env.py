@@ -1,0 +1,56 @@
+"""Time `gpudoctor check --json` (and --deep) against `python -m torch.utils.collect_env`.
+
+Both judge the same environment: the interpreter given with --python must have
+torch installed. Each command runs --runs times; the script prints the medians
+and the ratio collect_env / check (target: check >= 12x faster; --deep no
+slower than collect_env).
+
+    python bench/check_vs_collect_env.py --python /path/to/venv-with-torch/bin/python
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+
+
+def timed(argv: list[str], runs: int) -> list[float]:
+    out = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
+        out.append(time.perf_counter() - start)
+        if proc.returncode not in (0, 1):  # 1 = findings, a valid outcome
+            sys.exit(f"{' '.join(argv)} exited {proc.returncode}")
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--python", required=True, help="interpreter with torch installed (the environment judged)")
+    ap.add_argument("--runs", type=int, default=7)
+    args = ap.parse_args()
+
+    gd = [sys.executable, "-m", "gpudoctor"]
+    cases = {
+        "collect_env": [args.python, "-m", "torch.utils.collect_env"],
+        "check --json": gd + ["check", "--json", "--python", args.python],
+        "check --deep --json": gd + ["check", "--deep", "--json", "--python", args.python],
+    }
+    timed(cases["check --json"], 1)  # warm the file cache for everyone
+    timed(cases["collect_env"], 1)
+    medians = {}
+    for name, argv in cases.items():
+        samples = timed(argv, args.runs)
+        medians[name] = statistics.median(samples)
+        print(f"{name:<22} median {medians[name]:.3f} s  (min {min(samples):.3f}, max {max(samples):.3f}, "
+              f"{args.runs} runs)")
+    print(f"collect_env / check        = {medians['collect_env'] / medians['check --json']:.1f}x")
+    print(f"collect_env / check --deep = {medians['collect_env'] / medians['check --deep --json']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""`gpudoctor check` and `gpudoctor snapshot`."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from gpudoctor.cli import InputError
+from gpudoctor.findings import ExitCode
+from gpudoctor.serde import DataError
+from gpudoctor.snapshot import Snapshot
+
+FORMATS = ("text", "json", "markdown")
+PRECISIONS = ("tf32", "bf16", "fp8")
+
+
+def load_snapshot_file(path: str) -> Snapshot:
+    """Read a snapshot (or a whole `check --json` report) back; UsageError on bad input."""
+    try:
+        with open(path, encoding="utf-8") if path != "-" else sys.stdin as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path} is not valid JSON: {exc}") from None
+    if isinstance(data, dict) and "snapshot" in data and "findings" in data:
+        data = data["snapshot"]  # a whole report: take its snapshot
+    if isinstance(data, dict) and data.get("schema_version", 1) != 1:
+        raise InputError(f"{path}: snapshot schema_version {data.get('schema_version')!r} is not supported")
+    try:
+        snap = Snapshot.from_dict(data)
+    except DataError as exc:
+        raise InputError(f"{path} is not a gpudoctor snapshot: {exc}") from None
+    from dataclasses import replace
+    return replace(snap, origin="file")
+
+
+def probe(python: str | None, deep: bool, quiet: bool = False) -> Snapshot:
+    from gpudoctor.host import RealHost
+    from gpudoctor.probes import TargetPythonError, collect
+
+    progress = None if quiet or not sys.stderr.isatty() else (lambda msg: click.echo(f"  {msg}…", err=True))
+    try:
+        return collect(RealHost(), python=python, deep=deep, progress=progress)
+    except TargetPythonError as exc:
+        raise InputError(str(exc)) from None
+
+
+def python_option(f):
+    return click.option("--python", "python", metavar="PATH",
+                        help="Judge this interpreter's environment (default: the one running gpudoctor).")(f)
+
+
+@click.command()
+@python_option
+@click.option("--deep", is_flag=True, help="Also import each framework in a time-limited subprocess.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option("--strict", is_flag=True, help="Warnings fail too (exit 1): for CI.")
+@click.option("--from", "from_file", metavar="SNAPSHOT.json",
+              help="Judge a saved snapshot (from `gpudoctor snapshot`) instead of this machine.")
+@click.option("--require-precision", "require", multiple=True, type=click.Choice(PRECISIONS),
+              help="The job needs this precision: its absence on a GPU becomes an error. Repeatable.")
+@click.option("--smoke", is_flag=True, help="Also run `gpudoctor smoke --quick` and include its findings.")
+@click.option("-v", "--verbose", is_flag=True, help="Show sources, evidence and fixes for info findings.")
+@click.option("--debug", is_flag=True, hidden=True)
+def check(python, deep, fmt, as_json, strict, from_file, require, smoke, verbose, debug):
+    """Judge this environment: will PyTorch / TensorFlow / JAX / CuPy really use every GPU?
+
+    Exit codes: 0 no error findings, 1 error findings (--strict: warnings too),
+    2 usage or input error, 3 internal error.
+    """
+    from gpudoctor.doctor import judge
+    from gpudoctor.matrices import load_matrices
+
+    if as_json:
+        fmt = "json"
+    if from_file and (python or deep or smoke):
+        raise click.UsageError("--from judges a saved snapshot; --python, --deep and --smoke probe a live machine")
+    snapshot = load_snapshot_file(from_file) if from_file else probe(python, deep, quiet=fmt != "text")
+    report = judge(snapshot, load_matrices(), require_precision=tuple(require), debug=debug)
+    if smoke:
+        report = _with_smoke(report, python)
+    emit(report, fmt, strict, verbose)
+    sys.exit(report.exit_code(strict))
+
+
+def _with_smoke(report, python):
+    from dataclasses import replace
+
+    from gpudoctor.findings import sort_findings
+    from gpudoctor.host import RealHost
+    from gpudoctor.smoke import run_smoke  # noqa: PLC0415 - only when asked
+
+    smoke_report = run_smoke(RealHost(), python=python, snapshot=report.snapshot)
+    return replace(report, findings=tuple(sort_findings(list(report.findings) + list(smoke_report.findings))))
+
+
+def emit(report, fmt: str, strict: bool, verbose: bool) -> None:
+    if fmt == "json":
+        from gpudoctor.render.json import dumps, report_data
+
+        click.echo(dumps(report_data(report, "check", strict)))
+    elif fmt == "markdown":
+        from gpudoctor.render.markdown import render
+
+        click.echo(render(report), nl=False)
+    else:
+        from rich.console import Console
+
+        from gpudoctor.render.text import render
+
+        console = Console(highlight=False)
+        if not console.is_terminal:
+            console = Console(highlight=False, width=120, no_color=True)
+        render(report, console, verbose)
+
+
+@click.command()
+@python_option
+@click.option("--deep", is_flag=True, help="Also import each framework in a time-limited subprocess.")
+def snapshot(python, deep):
+    """Print the probed facts as JSON. Replay anywhere with `gpudoctor check --from FILE`."""
+    from gpudoctor.render.json import dumps
+
+    snap = probe(python, deep, quiet=True)
+    click.echo(dumps(snap.to_dict()))
+    sys.exit(ExitCode.OK)

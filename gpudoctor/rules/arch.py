@@ -1,0 +1,144 @@
+"""GD3xx: each GPU's architecture against the kernels a build contains."""
+
+from __future__ import annotations
+
+from gpudoctor.compat import KernelKind, kernel_for, parse_arch_list
+from gpudoctor.findings import Fix, Severity
+from gpudoctor.rules.common import (
+    cuda_frameworks,
+    ev,
+    ev_value,
+    fw_label,
+    gpu_cc,
+    gpu_evidence,
+    gpu_label,
+    need_gpus,
+)
+from gpudoctor.rules.fixes import reinstall_fix
+from gpudoctor.rules.registry import rule
+from gpudoctor.snapshot import Framework, Gpu, Snapshot
+from gpudoctor.versions import compute_capability
+
+FAMILY = "arch"
+
+
+def _missing(s: Snapshot):
+    """(gpu, framework, reason) for every GPU a CUDA build has no kernel for.
+    reason: 'too-new' | 'dropped' | 'gap'."""
+    gpus = need_gpus(s)
+    for fw in cuda_frameworks(s):
+        if not fw.arch_list.known or not fw.arch_list.value:
+            continue
+        entries = parse_arch_list(fw.arch_list.value)
+        if not entries:
+            continue
+        lowest, highest = min(e.cc for e in entries), max(e.cc for e in entries)
+        for g in gpus:
+            cc = gpu_cc(g)
+            if cc is None or kernel_for(cc, fw.arch_list.value).runs:
+                continue
+            reason = "too-new" if cc > highest else "dropped" if cc < lowest else "gap"
+            yield g, fw, reason
+
+
+def _evidence(g: Gpu, fw: Framework):
+    return [gpu_evidence(g), ev(f"{fw.name}.arch_list", fw.arch_list), ev(f"{fw.name}.version", fw.version)]
+
+
+def _title(g: Gpu, fw: Framework) -> str:
+    return f"{fw_label(fw)} has no kernels for {gpu_label(g)}"
+
+
+@rule("GD301", "arch-not-in-build", "arch-not-in-build", Severity.ERROR,
+      "A GPU's architecture is not in a build's arch list (no SASS of its major, no PTX to JIT).", FAMILY)
+def not_in_build(s: Snapshot, m):
+    for g, fw, reason in _missing(s):
+        if reason == "gap":
+            yield not_in_build.rule.finding(
+                _title(g, fw) + ": 'no kernel image is available for execution on the device'",
+                subject=f"GPU {g.index} × {fw.name}", evidence=_evidence(g, fw),
+                fix=reinstall_fix(s, m, fw, f"This build skips sm_{g.compute_capability.replace('.', '')} "
+                                            "(same-major SASS runs only on equal or newer minors, PTX only "
+                                            "forward)."),
+            )
+
+
+@rule("GD302", "arch-too-new-for-build", "arch-too-new-for-cuda", Severity.ERROR,
+      "A GPU is newer than every architecture in a build (e.g. RTX 50xx with a cu126 build).", FAMILY)
+def too_new(s: Snapshot, m):
+    for g, fw, reason in _missing(s):
+        if reason != "too-new":
+            continue
+        cc = gpu_cc(g)
+        can = m.arch_support(fw.cuda.value) if fw.cuda.known else ()
+        why = (f"CUDA {fw.cuda.value} cannot even compile for sm_{cc.major}{cc.minor}; a build with a newer CUDA "
+               "is needed." if can and cc.sm not in can and all(compute_capability(x) < cc for x in can)
+               else "The build has neither SASS of this major nor PTX that could be JIT-compiled.")
+        yield too_new.rule.finding(
+            _title(g, fw) + " (GPU newer than the build)", subject=f"GPU {g.index} × {fw.name}",
+            evidence=_evidence(g, fw) + [ev(f"{fw.name}.cuda", fw.cuda)],
+            fix=reinstall_fix(s, m, fw, why),
+        )
+
+
+@rule("GD303", "arch-dropped-from-build", "arch-dropped", Severity.ERROR,
+      "A GPU is older than every architecture in a build: its support was dropped (e.g. Pascal in cu128).",
+      FAMILY)
+def dropped(s: Snapshot, m):
+    for g, fw, reason in _missing(s):
+        if reason != "dropped":
+            continue
+        yield dropped.rule.finding(
+            _title(g, fw) + " (support for this architecture was dropped)", subject=f"GPU {g.index} × {fw.name}",
+            evidence=_evidence(g, fw) + [ev(f"{fw.name}.cuda", fw.cuda)],
+            fix=reinstall_fix(s, m, fw, "Builds for an older CUDA still carry kernels for this GPU."),
+        )
+
+
+@rule("GD304", "ptx-jit-only", "performance", Severity.INFO,
+      "A GPU runs a build only through PTX JIT: slow first start, possibly slower kernels.", FAMILY)
+def ptx_only(s: Snapshot, m):
+    gpus = need_gpus(s)
+    for fw in cuda_frameworks(s):
+        if not fw.arch_list.known:
+            continue
+        for g in gpus:
+            cc = gpu_cc(g)
+            km = kernel_for(cc, fw.arch_list.value) if cc else None
+            if km is None or km.kind is not KernelKind.PTX_JIT:
+                continue
+            yield ptx_only.rule.finding(
+                f"{gpu_label(g)} has no SASS in {fw_label(fw)}: the driver JIT-compiles {km.entry} PTX",
+                subject=f"GPU {g.index} × {fw.name}", evidence=_evidence(g, fw),
+                fix=Fix("It works, but the first run JIT-compiles every kernel (minutes; cached in "
+                        "~/.nv/ComputeCache, raise CUDA_CACHE_MAXSIZE so it fits) and the PTX was not tuned "
+                        "for this GPU. A build with native SASS avoids both.",
+                        ("export CUDA_CACHE_MAXSIZE=4294967296", f"gpudoctor install {fw.name}")),
+            )
+
+
+@rule("GD305", "toolkit-cannot-target-gpu", "arch-dropped", Severity.WARNING,
+      "The CUDA toolkit on this machine cannot compile for an older GPU (e.g. CUDA 13 and Pascal).", FAMILY)
+def toolkit_cannot_target(s: Snapshot, m):
+    gpus = need_gpus(s)
+    for rt in s.cuda_runtimes or ():
+        if rt.kind != "toolkit" or not (rt.nvcc or rt.version):
+            continue
+        targets = m.arch_support(rt.nvcc or rt.version)
+        if not targets:
+            continue
+        oldest = min(compute_capability(t) for t in targets)
+        for g in gpus:
+            cc = gpu_cc(g)
+            # A newer GPU can still run PTX this toolkit emits; an older one cannot run anything it emits.
+            if cc is None or cc >= oldest:
+                continue
+            yield toolkit_cannot_target.rule.finding(
+                f"nvcc {rt.nvcc or rt.version} ({rt.path}) cannot compile for {gpu_label(g)}",
+                subject=f"GPU {g.index}",
+                evidence=[gpu_evidence(g), ev_value("toolkit.sm", ", ".join(targets), "matrices/cuda.toml arch_support"),
+                          ev_value("toolkit.version", rt.nvcc or rt.version, rt.source)],
+                fix=Fix("Extensions and programs you build here will have no kernels for this GPU. Use the newest "
+                        "toolkit that still targets it (CUDA 12.x for Maxwell, Pascal and Volta; 11.8 for Kepler).",
+                        ("# https://developer.nvidia.com/cuda-toolkit-archive",)),
+            )

@@ -1,0 +1,190 @@
+"""GD1xx: the NVIDIA driver, its kernel module, NVML and cuInit."""
+
+from __future__ import annotations
+
+from gpudoctor.findings import Fix, Severity
+from gpudoctor.rules.common import driver_install_commands, ev, ev_value
+from gpudoctor.rules.registry import Unknown, rule
+from gpudoctor.snapshot import Snapshot
+
+FAMILY = "driver"
+# The branch to recommend: the long-term branch that runs CUDA 12.x and 13.x
+# and is the last for Maxwell, Pascal and Volta (see matrices/cuda.toml).
+RECOMMENDED_BRANCH = 580
+
+# cuInit results worth a specific explanation (CUDA Driver API, CUresult).
+CURESULT = {
+    3: ("CUDA_ERROR_NOT_INITIALIZED", "hardware-health",
+        "The driver could not initialise; look at `sudo dmesg | grep -i -E 'nvidia|nvrm|xid'`."),
+    34: ("CUDA_ERROR_STUB_LIBRARY", "library-conflict",
+         "A stub libcuda.so (from the toolkit's lib64/stubs) is found before the driver's: remove the "
+         "stubs directory from LD_LIBRARY_PATH."),
+    46: ("CUDA_ERROR_DEVICE_UNAVAILABLE", "hardware-health",
+         "The GPU is in exclusive-process compute mode and busy, or unavailable: "
+         "`nvidia-smi -q -d COMPUTE` and the processes holding it."),
+    100: ("CUDA_ERROR_NO_DEVICE", "container-no-gpu",
+          "The driver sees no usable GPU: check CUDA_VISIBLE_DEVICES, and in a container that GPUs are "
+          "passed in (`docker run --gpus all`)."),
+    304: ("CUDA_ERROR_OPERATING_SYSTEM", "hardware-health",
+          "An OS call failed during initialisation; often missing /dev/nvidia-uvm: `sudo modprobe nvidia-uvm` "
+          "or run `nvidia-modprobe -u -c 0`."),
+    802: ("CUDA_ERROR_SYSTEM_NOT_READY", "hardware-health",
+          "On NVSwitch systems (HGX/DGX) the Fabric Manager must run with the same version as the driver: "
+          "`sudo systemctl enable --now nvidia-fabricmanager`."),
+    803: ("CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "driver-library-mismatch",
+          "The user-space libcuda does not match the kernel driver (often a forward-compatibility "
+          "package or a container's libcuda): remove the mismatching libcuda or reboot after an upgrade."),
+    804: ("CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "driver-library-mismatch",
+          "A CUDA forward-compatibility libcuda is in use on a GPU that does not support forward "
+          "compatibility (only data-center GPUs do): remove the cuda-compat libraries from the library path."),
+    999: ("CUDA_ERROR_UNKNOWN", "hardware-health",
+          "Unknown error, often after suspend/resume or a driver upgrade without reboot; on WSL, a Windows "
+          "driver that is too old. Reload the nvidia_uvm module or reboot."),
+}
+
+
+def _driver_present(s: Snapshot) -> bool | None:
+    d = s.driver
+    if d.nvml.value == "ok" or d.version.known or d.kernel_module.value in ("open", "proprietary", "loaded"):
+        return True
+    if s.system.wsl.value and s.system.wsl_libcuda.known:
+        return True
+    if d.kernel_module.value == "not-loaded" or d.nvml.value in ("LibraryNotFound", "DriverNotLoaded"):
+        return False
+    return None
+
+
+def _userspace_installed(s: Snapshot) -> bool:
+    return s.driver.libcuda.known or s.driver.nvml.value == "DriverNotLoaded"
+
+
+def _in_container(s: Snapshot) -> bool:
+    return s.system.container.value not in (None, "none")
+
+
+@rule("GD101", "no-driver", "no-driver", Severity.ERROR,
+      "No NVIDIA driver is installed or loaded.", FAMILY)
+def no_driver(s: Snapshot, m):
+    present = _driver_present(s)
+    if present is None:
+        raise Unknown("no driver facts were read")
+    if present or _userspace_installed(s) or _in_container(s) or s.system.wsl.value:
+        return  # GD102, GD607 and GD609 explain those cases better
+    yield no_driver.rule.finding(
+        "No NVIDIA driver: no kernel module, no NVML, no libcuda",
+        evidence=[ev("driver.kernel_module", s.driver.kernel_module),
+                  ev("driver.nvml", s.driver.nvml), ev("driver.libcuda", s.driver.libcuda)],
+        fix=Fix(f"Install an NVIDIA driver. Branch {RECOMMENDED_BRANCH} runs CUDA 12.x and 13.x builds "
+                f"(13.x needs >= 580.65.06) and still supports Maxwell, Pascal and Volta GPUs. "
+                "On a machine without an NVIDIA GPU, frameworks run on the CPU only.",
+                driver_install_commands(s, RECOMMENDED_BRANCH)),
+    )
+
+
+@rule("GD102", "kernel-module-not-loaded", "no-driver", Severity.ERROR,
+      "The driver's libraries are installed but its kernel module is not loaded.", FAMILY)
+def module_not_loaded(s: Snapshot, m):
+    if s.driver.kernel_module.value is None:
+        raise Unknown("whether the kernel module is loaded is unknown")
+    if s.driver.kernel_module.value != "not-loaded" or not _userspace_installed(s):
+        return
+    if s.system.wsl.value or _in_container(s):
+        return
+    yield module_not_loaded.rule.finding(
+        "NVIDIA driver installed but its kernel module is not loaded",
+        evidence=[ev("driver.kernel_module", s.driver.kernel_module), ev("driver.nvml", s.driver.nvml),
+                  ev("driver.libcuda", s.driver.libcuda)],
+        fix=Fix("Load the module and read why it failed: a kernel update without a rebuilt module (DKMS), "
+                "Secure Boot refusing an unsigned module, or nouveau holding the GPU.",
+                ("sudo modprobe nvidia", "sudo dmesg | grep -i -E 'nvidia|nvrm' | tail -20",
+                 "dkms status", "mokutil --sb-state")),
+    )
+
+
+@rule("GD103", "nouveau-loaded", "no-driver", Severity.ERROR,
+      "The open-source nouveau driver is loaded and blocks the NVIDIA driver.", FAMILY)
+def nouveau(s: Snapshot, m):
+    if s.driver.nouveau_loaded.value is None:
+        raise Unknown("whether nouveau is loaded is unknown")
+    if not s.driver.nouveau_loaded.value:
+        return
+    rebuild = "sudo dracut --force" if s.system.os_release.value and any(
+        k in s.system.os_release.value.lower() for k in ("red hat", "rocky", "alma", "fedora", "centos")) \
+        else "sudo update-initramfs -u"
+    yield nouveau.rule.finding(
+        "nouveau is loaded: the NVIDIA driver cannot bind the GPU",
+        evidence=[ev("driver.nouveau_loaded", s.driver.nouveau_loaded)],
+        fix=Fix("Blacklist nouveau, rebuild the initramfs and reboot; then install or load the NVIDIA driver.",
+                ("printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | "
+                 "sudo tee /etc/modprobe.d/blacklist-nouveau.conf", rebuild, "sudo reboot")),
+    )
+
+
+@rule("GD104", "nvml-driver-library-mismatch", "driver-library-mismatch", Severity.ERROR,
+      "NVML reports 'Driver/library version mismatch': the driver was upgraded without a reboot.", FAMILY)
+def rm_mismatch(s: Snapshot, m):
+    if s.driver.nvml.value is None:
+        raise Unknown("NVML was not queried")
+    if s.driver.nvml.value != "LibRmVersionMismatch":
+        return
+    yield rm_mismatch.rule.finding(
+        "Driver/library version mismatch: the loaded kernel module is older than the installed libraries",
+        evidence=[ev("driver.nvml", s.driver.nvml), ev("driver.version", s.driver.version)],
+        fix=Fix("The user-space driver was upgraded but the old kernel module is still loaded. Reboot; or, "
+                "with no process using the GPU, reload the modules.",
+                ("sudo reboot", "# or, when nothing uses the GPU:",
+                 "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia")),
+    )
+
+
+@rule("GD105", "cuinit-failed", "hardware-health", Severity.ERROR,
+      "NVML or the kernel module work, but cuInit fails: CUDA programs cannot start.", FAMILY)
+def cuinit_failed(s: Snapshot, m):
+    code = s.driver.cuinit.value
+    if code is None:
+        raise Unknown("cuInit was not tried")
+    if code == 0:
+        return
+    name, category, advice = CURESULT.get(code, (f"CUresult {code}", "hardware-health",
+                                                 "See the CUDA Driver API error list for this code."))
+    yield cuinit_failed.rule.finding(
+        f"cuInit(0) fails with {code} ({name})" + (" although NVML works" if s.driver.nvml.value == "ok" else ""),
+        category=category,
+        evidence=[ev("driver.cuinit", s.driver.cuinit), ev("driver.nvml", s.driver.nvml),
+                  ev("driver.libcuda", s.driver.libcuda)],
+        fix=Fix(advice, ("nvidia-smi", "sudo dmesg | grep -i -E 'nvrm|xid' | tail -20")),
+    )
+
+
+@rule("GD106", "driver-sees-no-gpu", "no-driver", Severity.ERROR,
+      "The driver is loaded but reports no GPU.", FAMILY)
+def no_gpu(s: Snapshot, m):
+    if s.gpus is None or s.driver.nvml.value != "ok":
+        raise Unknown("NVML's device list is unknown")
+    if s.gpus:
+        return
+    yield no_gpu.rule.finding(
+        "NVML works but lists no GPU",
+        evidence=[ev("driver.nvml", s.driver.nvml), ev_value("gpus", 0, "nvml")],
+        fix=Fix("The GPU may have fallen off the bus (Xid 79) or be held by vfio-pci; check the kernel log "
+                "and the PCI device's driver.", ("sudo dmesg | grep -i -E 'xid|nvrm' | tail -20",
+                                                 "lspci -nnk -d 10de:")),
+    )
+
+
+@rule("GD107", "driver-branch-end-of-life", "info", Severity.INFO,
+      "The driver branch has reached its end of life.", FAMILY)
+def branch_eol(s: Snapshot, m):
+    version = s.driver.version.value
+    if not version or not s.created:
+        raise Unknown("the driver version or the snapshot date is unknown")
+    branch = version.split(".", 1)[0]
+    for row in m.driver_branches:
+        if str(row.branch) == branch and row.end_of_life and row.end_of_life < s.created[:7]:
+            yield branch_eol.rule.finding(
+                f"Driver branch R{branch} reached end of life in {row.end_of_life}",
+                evidence=[ev("driver.version", s.driver.version),
+                          ev_value("driver_branch.end_of_life", row.end_of_life, row.source)],
+                fix=Fix("Move to a maintained long-term branch when convenient; it gets security fixes.",
+                        driver_install_commands(s, RECOMMENDED_BRANCH)),
+            )

@@ -1,0 +1,21 @@
+"""Fixes that reinstall a framework come from the install engine, so that
+`check` and `install` never disagree about which build works here."""
+
+from __future__ import annotations
+
+from gpudoctor.findings import Fix
+from gpudoctor.snapshot import Framework, Snapshot
+
+
+def reinstall_fix(s: Snapshot, m, fw: Framework, why: str) -> Fix:
+    """A Fix whose commands install a build of `fw` that works on this machine."""
+    try:
+        from gpudoctor.install.from_snapshot import fix_for_snapshot
+    except ImportError:
+        fix_for_snapshot = None
+    if fix_for_snapshot is not None:
+        fix = fix_for_snapshot(s, m, fw.name, why)
+        if fix is not None:
+            return fix
+    return Fix(f"{why} `gpudoctor install {fw.name}` prints the exact command for this machine.",
+               (f"gpudoctor install {fw.name}",))

@@ -1,0 +1,244 @@
+"""Invariants of the GPU table (gpudoctor/matrices/gpus.toml) and the name matcher.
+
+Per-row checks are parametrized with the row's name as id, so a failure names the row.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gpudoctor.matrices import _all_words_in, _norm_gpu, load_matrices
+from gpudoctor.matrices.records import GpuModel
+from gpudoctor.versions import compute_capability
+
+M = load_matrices(overlay=None)  # shipped data only: a user overlay must not change the verdict
+GPUS = M.gpus
+PRECISION = {p.compute_capability: p for p in M.table("gpus", "precision")}
+SEGMENTS = ("data-center", "workstation", "consumer", "embedded")
+EXPECTED_CCS = ("3.5", "3.7", "5.0", "5.2", "5.3", "6.0", "6.1", "6.2", "7.0", "7.2", "7.5", "8.0", "8.6", "8.7",
+                "8.9", "9.0", "10.0", "10.3", "11.0", "12.0", "12.1")
+RATES = ("fp32_tflops", "tf32_tflops", "fp16_tflops", "bf16_tflops", "fp8_tflops", "fp4_tflops")
+
+per_gpu = pytest.mark.parametrize("g", GPUS, ids=[g.name for g in GPUS])
+
+
+def _natural(name: str) -> list[int | str]:
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name.casefold())]
+
+
+def _sort_key(g: GpuModel) -> tuple:
+    cc = compute_capability(g.compute_capability)
+    return (SEGMENTS.index(g.segment), cc, _natural(g.name))
+
+
+# --- the table as a whole ---------------------------------------------------------------
+
+
+def test_table_covers_at_least_70_models() -> None:
+    assert len(GPUS) >= 70
+
+
+def test_rows_sorted_by_segment_compute_capability_then_name() -> None:
+    keys = [_sort_key(g) for g in GPUS]
+    bad = [(a.name, b.name) for a, b, ka, kb in zip(GPUS, GPUS[1:], keys, keys[1:]) if ka >= kb]
+    assert not bad, f"out of order (or duplicate) after: {bad}"
+
+
+def test_names_unique_even_after_normalising() -> None:
+    seen: dict[str, str] = {}
+    for g in GPUS:
+        key = _norm_gpu(g.name)
+        assert key not in seen, f"{g.name!r} and {seen[key]!r} normalise to the same key"
+        seen[key] = g.name
+
+
+def test_an_nvml_name_is_shared_only_by_memory_variants() -> None:
+    by_name: dict[str, list[GpuModel]] = {}
+    for g in GPUS:
+        for n in g.nvml_names:
+            by_name.setdefault(n.casefold(), []).append(g)
+    for n, rows in by_name.items():
+        if len(rows) > 1:
+            assert len({(r.compute_capability, r.arch) for r in rows}) == 1, n
+            # ... and each row's own name must contain the shared device name ("rtx 4060 ti" in "... Ti 8GB").
+            assert all(_all_words_in(_norm_gpu(n).split(), _norm_gpu(r.name).split()) for r in rows), n
+            assert len({r.memory_gb for r in rows}) == len(rows), f"{n}: rows differ in nothing the matcher can use"
+
+
+def test_precision_rows_one_per_compute_capability_sorted() -> None:
+    ccs = [p.compute_capability for p in M.table("gpus", "precision")]
+    assert tuple(ccs) == EXPECTED_CCS
+
+
+@pytest.mark.parametrize("p", M.table("gpus", "precision"), ids=lambda p: p.compute_capability)
+def test_precision_features_nest(p) -> None:
+    # Each generation adds to the last: fp4 => fp8 => bf16 => tf32 => fp16 tensor cores.
+    chain = (p.fp16_tensor_cores, p.tf32, p.bf16, p.fp8, p.fp4)
+    assert list(chain) == sorted(chain, reverse=True), chain
+    assert p.source.strip()
+
+
+def test_unlisted_minor_inherits_its_major() -> None:
+    # Jetson Thor reported 10.1 before CUDA 13 renamed it 11.0.
+    assert M.precision("10.1").compute_capability == "10.0"
+    assert M.precision("sm_120").fp4 and not M.precision("8.9").fp4
+
+
+# --- one row at a time ---------------------------------------------------------------------
+
+
+@per_gpu
+def test_row_basics(g: GpuModel) -> None:
+    assert g.source.strip() and g.arch.strip()
+    assert g.segment in SEGMENTS
+    assert g.nvml_names, "every model needs the device name NVML reports"
+    assert g.memory_gb > 0 and g.memory_bandwidth_gbs and g.memory_bandwidth_gbs > 0
+    assert g.tdp_w and g.tdp_w > 0
+    assert g.release_year and 2014 <= g.release_year <= 2026
+    assert g.fp32_tflops and g.fp32_tflops > 0
+
+
+@per_gpu
+def test_compute_capability_parses_and_has_a_precision_row(g: GpuModel) -> None:
+    assert compute_capability(g.compute_capability) is not None
+    assert g.compute_capability in PRECISION
+
+
+@per_gpu
+def test_rates_allowed_by_the_precision_row(g: GpuModel) -> None:
+    p = PRECISION[g.compute_capability]
+    assert (g.bf16_tflops is not None) == p.bf16
+    assert (g.tf32_tflops is not None) == p.tf32
+    assert (g.fp8_tflops is not None) == p.fp8
+    assert (g.fp4_tflops is not None) == p.fp4
+    if p.fp16_tensor_cores:
+        assert g.fp16_tflops is not None
+
+
+@per_gpu
+def test_rates_ordered(g: GpuModel) -> None:
+    for field in RATES:
+        value = getattr(g, field)
+        assert value is None or value > 0, field
+    ladder = [v for v in (g.fp32_tflops, g.fp16_tflops, g.fp8_tflops, g.fp4_tflops) if v is not None]
+    assert ladder == sorted(ladder), "each narrower type must be at least as fast as the wider one"
+    if g.tf32_tflops is not None:
+        assert g.fp32_tflops <= g.tf32_tflops <= g.fp16_tflops
+    if g.bf16_tflops is not None:
+        assert g.bf16_tflops == g.fp16_tflops, "tensor cores run BF16 and FP16 at one rate"
+
+
+consumer_ampere_up = [g for g in GPUS if g.segment == "consumer" and compute_capability(g.compute_capability) >= (8, 0)]
+
+
+@pytest.mark.parametrize("g", consumer_ampere_up, ids=[g.name for g in consumer_ampere_up])
+def test_geforce_uses_fp32_accumulate_rate(g: GpuModel) -> None:
+    # GeForce Ampere/Ada/Blackwell: FP16 tensor with FP32 accumulate = 2x FP32 and TF32 = FP32.
+    # A ratio near 4 means someone entered the FP16-accumulate (or a sparse) figure.
+    assert 1.9 <= g.fp16_tflops / g.fp32_tflops <= 2.1
+    assert g.tf32_tflops == pytest.approx(g.fp32_tflops, rel=0.02)
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "dense"),
+    [
+        # Whitepaper/datasheet anchors for the two traps: sparse-vs-dense and FP16- vs FP32-accumulate.
+        ("H100 SXM 80GB", "bf16_tflops", 989.5),  # datasheet prints 1,979* (sparse)
+        ("A100 SXM4 80GB", "tf32_tflops", 156),  # 312* sparse
+        ("L4", "fp16_tflops", 121),  # 242* sparse
+        ("GeForce RTX 4090", "fp16_tflops", 165.2),  # 330.3 is FP16-accumulate
+        ("GeForce RTX 3090", "fp16_tflops", 71.2),  # 142 is FP16-accumulate
+        ("GeForce RTX 5090", "bf16_tflops", 209.5),  # 419 is sparse
+        ("RTX A6000", "bf16_tflops", 154.8),  # workstation: not halved
+        ("RTX PRO 6000 Blackwell", "bf16_tflops", 503.8),
+    ],
+)
+def test_anchor_figures(name: str, field: str, dense: float) -> None:
+    assert getattr(M.gpu(name), field) == pytest.approx(dense, rel=0.005)
+
+
+# --- matching device and user names -------------------------------------------------------------
+
+
+@per_gpu
+def test_every_nvml_name_resolves_to_its_own_row(g: GpuModel) -> None:
+    for n in g.nvml_names:
+        assert M.gpu(n, memory_gb=g.memory_gb) is g, n
+        assert g in M.gpu_candidates(n), n
+        assert M.gpu(n.upper().replace("NVIDIA ", ""), memory_gb=g.memory_gb) is g, "case and vendor prefix ignored"
+
+
+@per_gpu
+def test_every_canonical_name_resolves_to_its_row(g: GpuModel) -> None:
+    assert M.gpu(g.name) is g
+
+
+@pytest.mark.parametrize(
+    ("spelling", "expected"),
+    [
+        ("4090", {"GeForce RTX 4090"}),
+        ("rtx 4090", {"GeForce RTX 4090"}),
+        ("RTX4090", {"GeForce RTX 4090"}),
+        ("GeForce GTX 1080 Ti", {"GeForce GTX 1080 Ti"}),
+        ("a100 80gb", {"A100 PCIe 80GB", "A100 SXM4 80GB"}),
+        ("A100 80 GB", {"A100 PCIe 80GB", "A100 SXM4 80GB"}),
+        ("h100 sxm", {"H100 SXM 80GB"}),
+        ("T4", {"T4"}),
+        ("jetson orin", {"Jetson AGX Orin 64GB", "Jetson Orin NX 16GB", "Jetson Orin Nano 8GB"}),
+        ("3060", {"GeForce RTX 3060"}),
+        ("h20", {"H20"}),
+        ("a10", {"A10"}),
+        ("NVIDIA A100-SXM4-80GB MIG 3g.40gb", {"A100 SXM4 80GB"}),
+        ("NVIDIA RTX PRO 6000 Blackwell Server Edition MIG 1g.24gb", {"RTX PRO 6000 Blackwell Server"}),
+        ("GeForce RTX 2080 Ti", {"GeForce RTX 2080 Ti"}),
+    ],
+)
+def test_user_spellings(spelling: str, expected: set[str]) -> None:
+    best = M.gpu(spelling)
+    assert best is not None and best.name in expected
+    assert expected <= {g.name for g in M.gpu_candidates(spelling, limit=10)}
+
+
+@pytest.mark.parametrize(("spelling", "family"), [("a100", "A100"), ("h100", "H100"), ("4060 ti", "4060 Ti"), ("h200", "H200")])
+def test_ambiguous_names_give_several_candidates(spelling: str, family: str) -> None:
+    hits = M.gpu_candidates(spelling)
+    assert len(hits) >= 2
+    assert all(family in g.name for g in hits), [g.name for g in hits]
+
+
+@pytest.mark.parametrize(
+    ("device", "memory_gb", "expected"),
+    [
+        ("NVIDIA GeForce RTX 4060 Ti", 16, "GeForce RTX 4060 Ti 16GB"),
+        ("NVIDIA GeForce RTX 4060 Ti", 7.6, "GeForce RTX 4060 Ti 8GB"),
+        ("NVIDIA GeForce RTX 3080", 11.8, "GeForce RTX 3080 12GB"),
+        ("Orin", 15.3, "Jetson Orin NX 16GB"),
+        ("Orin", 61.4, "Jetson AGX Orin 64GB"),
+    ],
+)
+def test_memory_separates_models_with_one_device_name(device: str, memory_gb: float, expected: str) -> None:
+    assert M.gpu(device, memory_gb=memory_gb).name == expected
+
+
+def test_close_spelling_is_a_suggestion_not_an_answer() -> None:
+    assert M.gpu("rtx 4900") is None
+    assert "GeForce RTX 4090" in {g.name for g in M.gpu_candidates("rtx 4900")}
+    assert M.gpu("Tesla P40") is None  # not in the table; must not become the L40
+
+
+def test_laptop_part_is_not_its_desktop_namesake() -> None:
+    assert M.gpu("NVIDIA GeForce RTX 4090 Laptop GPU") is None
+    assert M.gpu_candidates("NVIDIA GeForce RTX 4090 Laptop GPU")[0].name == "GeForce RTX 4090"
+
+
+def test_quadro_and_ada_rtx_6000_are_told_apart() -> None:
+    assert M.gpu("Quadro RTX 6000").compute_capability == "7.5"
+    assert M.gpu("NVIDIA RTX 6000 Ada Generation").compute_capability == "8.9"
+    assert {"Quadro RTX 6000", "RTX 6000 Ada"} <= {g.name for g in M.gpu_candidates("rtx 6000")}
+
+
+@pytest.mark.parametrize("name", ["", "   ", "---"])
+def test_empty_names_match_nothing(name: str) -> None:
+    assert M.gpu(name) is None and M.gpu_candidates(name) == []
