@@ -48,7 +48,7 @@ SDPA_MATH_FALLBACK = register(
     "GD712", "sdpa-math-fallback", "performance", W,
     "scaled-dot-product attention in FP16/BF16 falls back to the unfused math kernel on this GPU", FAMILY)
 PRECISION_SKIPPED = register(
-    "GD713", "precision-unsupported", "precision-unsupported", I,
+    "GD713", "precision-skipped", "precision-unsupported", I,
     "a precision was skipped because the GPU or the framework build does not support it", FAMILY)
 MEMORY_PATTERN_ERRORS = register(
     "GD714", "memory-pattern-errors", "hardware-health", E,

@@ -46,6 +46,7 @@ THROTTLE_CAUSES = (
     ("powercap", "power cap (the board power limit)"),
     ("hwslowdown", "hardware slowdown (temperature or power-supply protection)"),
     ("applicationsclocks", "application clocks set below the maximum"),
+    ("boardlimit", "a board power or clock limit"),
 )
 
 

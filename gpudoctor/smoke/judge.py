@@ -23,7 +23,8 @@ from gpudoctor.snapshot import Snapshot
 
 @dataclass(frozen=True)
 class SmokeInput:
-    """Everything the judge looks at. Fixtures under tests/rules/GD7xx/ are its JSON form."""
+    """Everything the judge looks at. Fixtures under tests/rules/GD7xx/ are its JSON form
+    (plus a "_note" naming the situation, ignored here)."""
 
     driver: dict | None = None  # gdsmoke_driver.py's document (+ "outcome")
     runner: dict | None = None  # gdsmoke_main.py's document
