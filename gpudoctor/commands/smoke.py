@@ -1,0 +1,76 @@
+"""`gpudoctor smoke`: prove each precision path runs, right and fast.
+
+Exit codes: 0 every test passed and no error finding; 1 a test failed,
+crashed or timed out, or an error finding (no driver, no GPU); 2 bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from gpudoctor.host import RealHost
+from gpudoctor.serde import DataError
+from gpudoctor.smoke import SmokeOptions, SmokeUsageError, parse_gpus, run_smoke
+from gpudoctor.smoke.progress import make_progress, planned_tests
+from gpudoctor.snapshot import Snapshot
+
+
+def _load_snapshot(path: str | None) -> Snapshot | None:
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return Snapshot.from_dict(json.load(fh))
+    except OSError as exc:
+        raise click.UsageError(f"--snapshot: cannot read {path}: {exc.strerror}") from None
+    except (ValueError, DataError) as exc:
+        raise click.UsageError(f"--snapshot: {path} is not a gpudoctor snapshot: {exc}") from None
+
+
+@click.command("smoke")
+@click.option("--python", "python", metavar="PATH", help="Interpreter of the environment to test (default: this one).")
+@click.option("--backend", type=click.Choice(["auto", "torch", "cupy", "jax"]), default="auto", show_default=True,
+              help="Framework to run the kernels with; auto tries torch, then cupy, then jax.")
+@click.option("--gpus", default="all", show_default=True, help="'all' or CUDA device numbers, e.g. 0,2.")
+@click.option("--quick/--full", "quick", default=True, show_default=True,
+              help="--full adds a pattern write/verify over most free memory and longer timings.")
+@click.option("--timeout", "timeout", type=float, metavar="S", help="Hard limit for the runner (default 120, --full 600).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema smoke.v1) on stdout.")
+@click.option("--allow-cpu", is_flag=True, help="Run the numerics on the CPU where CUDA is unavailable (for tests).")
+@click.option("--strict", is_flag=True, help="Warnings (slow GEMM, slow copies) fail too.")
+@click.option("--snapshot", "snapshot_file", metavar="FILE",
+              help="A `gpudoctor snapshot --json` file: NVML throttle reasons and PCIe link explain slow results.")
+@click.option("--runner", "runner_script", hidden=True, help="Replacement runner script (tests).")
+def smoke(python, backend, gpus, quick, timeout, as_json, allow_cpu, strict, snapshot_file, runner_script) -> None:
+    """Run seconds-long GPU kernels that prove each precision path.
+
+    Per GPU: GEMM in FP32 (TF32 off), TF32, FP16, BF16 and FP8 against an FP64
+    reference and at measured TFLOPS vs the GPU's peak; cuDNN convolution
+    forward/backward; which attention kernel SDPA selects; copy bandwidth;
+    with several GPUs, NCCL all-reduce and peer access.
+    """
+    try:
+        options = SmokeOptions(backend=backend, gpus=parse_gpus(gpus), mode="quick" if quick else "full",
+                               timeout_s=timeout, allow_cpu=allow_cpu, strict=strict, runner_script=runner_script)
+        snapshot = _load_snapshot(snapshot_file)
+        progress = make_progress(sys.stderr, as_json)
+        try:
+            report = run_smoke(RealHost(), python, options, snapshot, on_event=progress.on_event,
+                               on_runner_start=lambda n: progress.start(planned_tests(n, options.mode)))
+        finally:
+            progress.close()
+    except SmokeUsageError as exc:
+        raise click.UsageError(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=2))
+    else:
+        from rich.console import Console
+
+        from gpudoctor.smoke.render_text import render
+
+        # Piped output gets a fixed, readable width instead of rich's 80 columns.
+        render(report, Console(file=sys.stdout, width=None if sys.stdout.isatty() else 120))
+    sys.exit(int(report.exit_code))

@@ -1,0 +1,61 @@
+"""GD7xx: findings of the smoke kernels. Raised by `gpudoctor smoke`
+(gpudoctor.smoke.judge), not by `check`'s rule loop, so check=None."""
+
+from __future__ import annotations
+
+from gpudoctor.findings import Severity
+from gpudoctor.rules.registry import register
+
+FAMILY = "smoke"
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+DRIVER_INIT_FAILED = register(
+    "GD701", "driver-init-failed", "smoke-failure", E,
+    "libcuda could not be loaded, cuInit failed, or a GPU failed context creation or a memory allocation",
+    FAMILY)
+FRAMEWORK_CANNOT_USE_GPU = register(
+    "GD702", "framework-cannot-use-gpu", "smoke-failure", E,
+    "the framework under test cannot be imported or cannot reach the GPUs the driver sees", FAMILY)
+SMOKE_CRASHED = register(
+    "GD703", "smoke-crashed", "smoke-failure", E,
+    "the smoke runner process died (segfault, abort, non-zero exit) inside a test", FAMILY)
+SMOKE_TIMEOUT = register(
+    "GD704", "smoke-timeout", "smoke-failure", E,
+    "the smoke runner hung and was killed at its timeout", FAMILY)
+WRONG_NUMERICS = register(
+    "GD705", "wrong-numerics", "smoke-failure", E,
+    "a GEMM, convolution or attention result differs from its high-precision reference beyond tolerance",
+    FAMILY)
+NO_KERNEL_IMAGE = register(
+    "GD706", "no-kernel-image", "arch-not-in-build", E,
+    "a kernel launch failed because the build has no code for this GPU's architecture", FAMILY)
+CUDNN_FAILURE = register(
+    "GD707", "cudnn-failure", "smoke-failure", E,
+    "a cuDNN convolution failed to run", FAMILY)
+GEMM_BELOW_PEAK = register(
+    "GD708", "gemm-below-peak", "performance", W,
+    "a GEMM ran far below this GPU's dense peak for its precision, with the likely cause", FAMILY)
+COPY_BANDWIDTH_LOW = register(
+    "GD709", "copy-bandwidth-low", "performance", W,
+    "device-to-device or host-to-device copy bandwidth far below the memory or PCIe link's peak", FAMILY)
+NCCL_FAILURE = register(
+    "GD710", "nccl-failure", "smoke-failure", E,
+    "the NCCL all-reduce across the local GPUs failed or returned wrong sums", FAMILY)
+NO_PEER_ACCESS = register(
+    "GD711", "no-peer-access", "performance", I,
+    "some GPU pairs cannot access each other's memory directly (no NVLink/PCIe peer-to-peer)", FAMILY)
+SDPA_MATH_FALLBACK = register(
+    "GD712", "sdpa-math-fallback", "performance", W,
+    "scaled-dot-product attention in FP16/BF16 falls back to the unfused math kernel on this GPU", FAMILY)
+PRECISION_SKIPPED = register(
+    "GD713", "precision-skipped", "precision-unsupported", I,
+    "a precision was skipped because the GPU or the framework build does not support it", FAMILY)
+MEMORY_PATTERN_ERRORS = register(
+    "GD714", "memory-pattern-errors", "hardware-health", E,
+    "GPU memory read back different values than were written (smoke --full)", FAMILY)
+KERNEL_ERROR = register(
+    "GD715", "kernel-error", "smoke-failure", E,
+    "a smoke test raised an error (the CUDA error is named when the message carries one)", FAMILY)
+RAN_ON_CPU = register(
+    "GD716", "ran-on-cpu", "info", I,
+    "smoke ran with --allow-cpu on the CPU: the numerics were checked, no GPU was tested", FAMILY)

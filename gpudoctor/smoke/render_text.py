@@ -1,0 +1,73 @@
+"""Human-readable smoke report (rich): one table per GPU, then the findings."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from gpudoctor.findings import sort_findings
+from gpudoctor.smoke.model import GpuResult, SmokeReport, TestResult
+
+STATUS_STYLE = {"pass": "green", "fail": "bold red", "skip": "dim", "crashed": "bold red", "timeout": "bold red"}
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def _rate(t: TestResult) -> str:
+    if t.value is None:
+        return ""
+    number = f"{t.value:,.1f}" if t.value >= 10 else f"{t.value:.3g}"
+    return f"{number} {'TFLOPS' if t.unit == 'tflops' else 'GB/s'}"
+
+
+def _peak(t: TestResult) -> str:
+    if t.expected is None:
+        return ""
+    pct = f" ({100 * t.fraction_of_peak:.0f}%)" if t.fraction_of_peak is not None else ""
+    return f"{t.expected:,.0f}{pct}"
+
+
+def _tests_table(title: str, tests: tuple[TestResult, ...]) -> Table:
+    table = Table(title=title, title_justify="left", expand=False)
+    for col in ("test", "status", "measured", "peak (%)", "rel. error", "tolerance"):
+        table.add_column(col, no_wrap=True)
+    table.add_column("note")
+    for t in tests:
+        err = "" if t.max_rel_error is None else f"{t.max_rel_error:.1e}"
+        tol = "" if t.tolerance is None else f"{t.tolerance:g}"
+        note = t.detail if t.status != "pass" else (f"kernel: {t.kernel}" if t.kernel else "")
+        if t.perf == "low":
+            note = (note + "; " if note else "") + "below expected rate"
+        table.add_row(t.name, Text(t.status, style=STATUS_STYLE.get(t.status, "")), _rate(t), _peak(t), err,
+                      tol, Text(note))
+    return table
+
+
+def _gpu_title(g: GpuResult) -> str:
+    cc = f", sm_{g.compute_capability.replace('.', '')}" if g.compute_capability else ""
+    model = f", peaks from {g.model}" if g.model else ", no peaks (GPU not in the matrices)"
+    return f"GPU {g.index}: {g.name}{cc}{model}"
+
+
+def render(report: SmokeReport, console: Console) -> None:
+    head = report.framework or "no framework"
+    console.print(f"[bold]gpudoctor smoke[/bold] ({report.mode}) · {head} · {report.python or ''} · "
+                  f"{report.wall_s:.1f} s")
+    for g in report.gpus:
+        console.print(_tests_table(_gpu_title(g), g.tests))
+    if report.node_tests:
+        console.print(_tests_table("all GPUs", report.node_tests))
+    findings = sort_findings(list(report.findings))
+    for f in findings:
+        console.print(Text(f"{f.code} {f.severity.value}", style=SEVERITY_STYLE[f.severity.value]),
+                      Text(f.title))
+        for e in f.evidence[:6]:
+            console.print(Text(f"    {e.fact}: {e.value}", style="dim"))
+        if f.fix:
+            console.print(f"    fix: {f.fix.text}")
+            for cmd in f.fix.commands:
+                console.print(Text(f"      $ {cmd}"))
+    failed = report.failed_tests
+    verdict = "FAIL" if int(report.exit_code) else "PASS"
+    style = "bold red" if int(report.exit_code) else "bold green"
+    console.print(Text(f"{verdict}: {len(failed)} failed test(s), {len(findings)} finding(s)", style=style))
