@@ -87,15 +87,25 @@ def check(python, deep, fmt, as_json, strict, from_file, require, smoke, verbose
     sys.exit(report.exit_code(strict))
 
 
+# Findings of check that already say smoke cannot run: no driver, no GPU passed in.
+NO_GPU_CATEGORIES = {"no-driver", "container-no-gpu", "wsl"}
+# Smoke codes that only repeat a check finding (GD713 precision skipped = GD612).
+REPEATS_CHECK = {"GD713"}
+
+
 def _with_smoke(report, python):
     from dataclasses import replace
 
-    from gpudoctor.findings import sort_findings
+    from gpudoctor.findings import Severity, sort_findings
     from gpudoctor.host import RealHost
     from gpudoctor.smoke import run_smoke  # noqa: PLC0415 - only when asked
 
+    if any(f.severity is Severity.ERROR and f.category in NO_GPU_CATEGORIES for f in report.findings):
+        click.echo("smoke skipped: the check found no usable driver or GPU", err=True)
+        return report
     smoke_report = run_smoke(RealHost(), python=python, snapshot=report.snapshot)
-    return replace(report, findings=tuple(sort_findings(list(report.findings) + list(smoke_report.findings))))
+    extra = [f for f in smoke_report.findings if f.code not in REPEATS_CHECK]
+    return replace(report, findings=tuple(sort_findings(list(report.findings) + extra)))
 
 
 def emit(report, fmt: str, strict: bool, verbose: bool) -> None:
@@ -108,14 +118,10 @@ def emit(report, fmt: str, strict: bool, verbose: bool) -> None:
 
         click.echo(render(report), nl=False)
     else:
-        from rich.console import Console
-
+        from gpudoctor.render.console import stdout_console
         from gpudoctor.render.text import render
 
-        console = Console(highlight=False)
-        if not console.is_terminal:
-            console = Console(highlight=False, width=120, no_color=True)
-        render(report, console, verbose)
+        render(report, stdout_console(), verbose)
 
 
 @click.command()

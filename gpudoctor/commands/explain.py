@@ -36,9 +36,10 @@ def explain(topic, as_json):
         click.echo(dumps({"code": rule.code, "name": rule.name, "category": rule.category,
                           "severity": rule.severity.value, "summary": rule.summary, "sections": sections(text)}))
         return
-    from rich.console import Console
     from rich.markdown import Markdown
 
-    console = Console(highlight=False)
+    from gpudoctor.render.console import stdout_console
+
+    console = stdout_console()
     console.print(f"[bold]{rule.code}[/] {rule.name} · {rule.severity.value} · category {rule.category}")
     console.print(Markdown(text))

@@ -51,7 +51,13 @@ def install(framework, packages, driver, gpus, sms, python, os_name, arch, cpu, 
 
     Exit codes: 0 a working build exists, 1 none does, 2 bad input.
     """
-    from gpudoctor.install import TargetError, parse_request, plan_install, target_from_options, target_from_snapshot
+    from gpudoctor.install import (
+        TargetError,
+        parse_request,
+        plan_install,
+        target_from_options,
+        target_from_snapshot,
+    )
     from gpudoctor.matrices import load_matrices
 
     matrices = load_matrices()
@@ -85,13 +91,9 @@ def install(framework, packages, driver, gpus, sms, python, os_name, arch, cpu, 
             data["verify"] = [c.as_dict() for c in checks]
         click.echo(dumps(data))
     else:
-        from rich.console import Console
-
         from gpudoctor.install.render import render_plan
+        from gpudoctor.render.console import stdout_console
 
-        console = Console(highlight=False, soft_wrap=True)
-        if not console.is_terminal:
-            console = Console(highlight=False, soft_wrap=True, no_color=True, width=120)
-        render_plan(plan, console, checks)
+        render_plan(plan, stdout_console(soft_wrap=True), checks)
     failed = checks is not None and any(c.status == "missing" for c in checks)
     sys.exit(ExitCode.OK if plan.ok and not failed else ExitCode.FINDINGS)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import sys
 from typing import Any
 
 import click
@@ -55,15 +54,16 @@ def _emit(ctx: click.Context, view: View, query: str | None, as_json: bool) -> N
                "data_as_of": as_of, "rows": view.rows}
         click.echo(json.dumps(doc, indent=2))
         return
-    from rich.console import Console
     from rich.table import Table
+
+    from gpudoctor.render.console import stdout_console
 
     table = Table(title=f"{view.title} — data as of {as_of}", title_justify="left")
     for col in view.columns:
         table.add_column(col, overflow="fold")
     for row in view.rows:
         table.add_row(*(_cell(row.get(col)) for col in view.columns))
-    console = Console(file=sys.stdout, soft_wrap=False)
+    console = stdout_console()
     console.print(table)
     # Notes (conflicts between sources) under small tables, each once, keyed by its row.
     notes: dict[str, list[str]] = {}

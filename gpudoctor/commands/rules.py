@@ -18,13 +18,14 @@ def rules(as_json):
         click.echo(dumps([{"code": r.code, "name": r.name, "category": r.category, "severity": r.severity.value,
                            "family": r.family, "summary": r.summary} for r in items]))
         return
-    from rich.console import Console
     from rich.table import Table
+
+    from gpudoctor.render.console import stdout_console
 
     table = Table(box=None, header_style="bold", pad_edge=False)
     for col in ("Code", "Name", "Severity", "Category", "Summary"):
         table.add_column(col, overflow="fold")
     for r in items:
         table.add_row(r.code, r.name, r.severity.value, r.category, r.summary)
-    Console(highlight=False).print(table)
+    stdout_console().print(table)
     click.echo("\n`gpudoctor explain CODE` shows what a code checks, why it matters and how to fix it.")

@@ -67,10 +67,8 @@ def smoke(python, backend, gpus, quick, timeout, as_json, allow_cpu, strict, sna
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2))
     else:
-        from rich.console import Console
-
+        from gpudoctor.render.console import stdout_console
         from gpudoctor.smoke.render_text import render
 
-        # Piped output gets a fixed, readable width instead of rich's 80 columns.
-        render(report, Console(file=sys.stdout, width=None if sys.stdout.isatty() else 120))
+        render(report, stdout_console())
     sys.exit(int(report.exit_code))
