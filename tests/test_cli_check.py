@@ -100,3 +100,16 @@ def test_rules_lists_every_code_and_explain_shows_docs():
 def test_explain_unknown_code_exit_2():
     res = CliRunner().invoke(cli, ["explain", "GD999"])
     assert res.exit_code == 2
+
+
+def test_check_smoke_is_skipped_when_check_found_no_usable_gpu():
+    from gpudoctor.commands.check import _with_smoke
+    from gpudoctor.doctor import judge
+    from gpudoctor.matrices import load_matrices
+    from gpudoctor.snapshot import Snapshot
+
+    data = json.loads((FIXTURES / "GD101" / "bad.json").read_text())
+    data.pop("_note")
+    report = judge(Snapshot.from_dict(data), load_matrices(overlay=None))
+    assert "GD101" in {f.code for f in report.findings}
+    assert _with_smoke(report, python=None) is report  # nothing run, nothing added
