@@ -206,3 +206,25 @@ def test_tensorflow_rows_resolve(rel):
 def test_cupy_packages_name_their_cuda_major(row):
     assert row.package == f"cupy-cuda{row.cuda_major}x"
     assert M.minor_compat_floor(row.cuda_major) is not None
+
+
+def test_parsed_toml_is_cached_and_revalidated(tmp_path, monkeypatch):
+    import os
+
+    from gpudoctor.matrices import loader
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "cupy.toml").write_text((SHIPPED_DIR / "cupy.toml").read_text())
+    first = loader.load_file(data, "cupy")
+    cached = list((tmp_path / "cache" / "gpudoctor" / "parsed").glob("*.json"))
+    assert len(cached) == 1
+    assert loader.load_file(data, "cupy") == first
+    # A corrupt cache entry is ignored, and an edited file is parsed again and re-checked.
+    cached[0].write_text("{broken")
+    assert loader.load_file(data, "cupy") == first
+    (data / "cupy.toml").write_text((SHIPPED_DIR / "cupy.toml").read_text().replace("cuda_major", "cuda_majr", 1))
+    os.utime(data / "cupy.toml", ns=(1, 1))
+    with pytest.raises(MatrixError, match="cuda_majr"):
+        loader.load_file(data, "cupy")

@@ -7,10 +7,14 @@ and the key. Rows become frozen records.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from gpudoctor import __version__
 from gpudoctor.matrices import records as r
 from gpudoctor.serde import DataError, from_data
 
@@ -75,14 +79,23 @@ def _row_id(row: dict[str, Any], stem: str, table: str) -> str:
     return ", ".join(parts) or "?"
 
 
-def parse_file(stem: str, text: str, origin: str) -> tuple[str, dict[str, tuple[Any, ...]]]:
-    """Parse one matrix file's text. Returns (data_as_of, {table: records})."""
-    if stem not in TABLES:
-        raise MatrixError(f"{origin}: unknown matrix file {stem!r} (known: {', '.join(sorted(TABLES))})")
+def _parse_toml(text: str, origin: str) -> dict[str, Any]:
     try:
-        doc = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise MatrixError(f"{origin}: not valid TOML: {exc}") from None
+
+
+def parse_file(stem: str, text: str, origin: str) -> tuple[str, dict[str, tuple[Any, ...]]]:
+    """Parse one matrix file's text. Returns (data_as_of, {table: records})."""
+    return validate(stem, _parse_toml(text, origin), origin)
+
+
+def validate(stem: str, doc: dict[str, Any], origin: str) -> tuple[str, dict[str, tuple[Any, ...]]]:
+    """Check a parsed matrix document against the schema and build its records."""
+    if stem not in TABLES:
+        raise MatrixError(f"{origin}: unknown matrix file {stem!r} (known: {', '.join(sorted(TABLES))})")
+    doc = dict(doc)
     version = doc.pop("schema_version", None)
     if version != SCHEMA_VERSION:
         raise MatrixError(f"{origin}: schema_version is {version!r}, expected {SCHEMA_VERSION}")
@@ -118,12 +131,39 @@ def parse_file(stem: str, text: str, origin: str) -> tuple[str, dict[str, tuple[
     return as_of, tables
 
 
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "gpudoctor" / "parsed"
+
+
+def _read_doc(path: Path) -> dict[str, Any]:
+    """The parsed TOML of a matrix file. Parsing TOML costs ~0.1 s for torch.toml,
+    so the plain parse result is kept as JSON in the user cache, keyed by the
+    file's path, size and mtime; it is validated afresh on every load."""
+    st = path.stat()
+    key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{__version__}"
+    cached = _cache_dir() / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+    try:
+        return json.loads(cached.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    doc = _parse_toml(path.read_text(encoding="utf-8"), str(path))
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(doc), encoding="utf-8")
+        os.replace(tmp, cached)
+    except (OSError, TypeError, ValueError):
+        pass  # a read-only home or a TOML date value: just parse next time
+    return doc
+
+
 def load_file(directory: Path, stem: str) -> tuple[str, dict[str, tuple[Any, ...]]] | None:
     """Load one matrix file from `directory`; None when it is not there."""
     path = directory / f"{stem}.toml"
     if not path.is_file():
         return None
-    return parse_file(stem, path.read_text(encoding="utf-8"), str(path))
+    return validate(stem, _read_doc(path), str(path))
 
 
 def load_dir(directory: Path) -> tuple[dict[str, str], dict[str, dict[str, tuple[Any, ...]]]]:
