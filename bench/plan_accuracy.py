@@ -48,10 +48,13 @@ def main() -> int:
         for ln in [head] + lines:
             print("  ".join(str(x).ljust(w) for x, w in zip(ln, widths)))
     claimed = [c for c in rows if c.row.asserted]
-    errors = [abs(c.error) for c in claimed if c.error is not None]
+    measured = [c for c in claimed if c.error is not None]
+    errors = [abs(c.error) for c in measured]
+    acc = [abs(c.accelerate_bytes / c.measured_bytes - 1) for c in measured if c.accelerate_bytes is not None]
     print(f"\n{sum(c.ok for c in claimed)}/{len(claimed)} claimed rows within +-{TOLERANCE:.0%} (or on the right "
-          f"side of a capacity bound); mean |error| {100 * sum(errors) / len(errors):.1f} %, "
-          f"max {100 * max(errors):.1f} %")
+          f"side of a capacity bound). Over the {len(measured)} claimed measured peaks: gpudoctor mean |error| "
+          f"{100 * sum(errors) / len(errors):.1f} %, max {100 * max(errors):.1f} %; accelerate estimate-memory "
+          f"mean |error| {100 * sum(acc) / len(acc):.0f} % ({len(acc)} rows it can answer).")
     for c in rows:
         if c.row.note:
             print(f"{c.row.id}: {c.row.note}")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gpudoctor.plan import exact, memory, models
+from gpudoctor.plan import accuracy, exact, memory, models
 from gpudoctor.plan.job import Job
 
 TORCH_PY = os.environ.get("GPUDOCTOR_TEST_TORCH_PYTHON")
@@ -96,16 +96,7 @@ def test_tracked_peak_matches_real_cpu_allocations(real_vs_tracked, case):
     assert res.peak_bytes == pytest.approx(res.real_peak_bytes, rel=0.10)
 
 
-FORMULA_CASES = {
-    "gpt2 fp32": ("gpt2", Job(batch=2, seq=256, precision="fp32")),
-    "gpt2 amp eager": ("gpt2", Job(batch=2, seq=256, precision="amp-bf16", attention="eager")),
-    "bert-base fp32 eager": ("bert-base", Job(batch=4, seq=256, precision="fp32", attention="eager")),
-    "llama-3.2-1b bf16": ("llama-3.2-1b", Job(batch=1, seq=512, precision="bf16")),
-    "llama-3.2-1b bf16 checkpointed": ("llama-3.2-1b", Job(batch=2, seq=512, precision="bf16",
-                                                           grad_checkpointing=True)),
-    "vit-b16 amp": ("vit-b16", Job(batch=16, precision="amp-bf16")),
-    "resnet50 fp32": ("resnet50", Job(batch=8, precision="fp32", optimizer="sgd")),
-}
+FORMULA_CASES = accuracy.EXACT_CASES
 
 
 @pytest.fixture(scope="module")

@@ -107,3 +107,21 @@ def compare(row: TruthRow) -> Comparison:
     value = mem.allocated if row.metric == "torch-allocated" else mem.peak
     measured = row.measured * UNITS[row.unit] if row.measured is not None else None
     return Comparison(row, value, measured, accelerate_estimate(spec, job))
+
+
+# Formula mode vs exact mode on the presets (tests/test_plan_exact.py asserts +-10 %,
+# bench/plan_exact_check.py prints the figures). Fused attention everywhere except
+# where the eager path is the point; AMP eager with long sequences is left out on
+# purpose: a CPU build of torch simulates autocast with the CPU policy (softmax in
+# 16-bit), which keeps less than CUDA does.
+EXACT_CASES = {
+    "gpt2 fp32 4 x 512": ("gpt2", Job(batch=4, seq=512, precision="fp32")),
+    "gpt2 amp 4 x 512": ("gpt2", Job(batch=4, seq=512, precision="amp-bf16")),
+    "bert-base fp32 eager 4 x 256": ("bert-base", Job(batch=4, seq=256, precision="fp32", attention="eager")),
+    "bert-large fp32 eager 4 x 512": ("bert-large", Job(batch=4, seq=512, precision="fp32", attention="eager")),
+    "llama-3.2-1b bf16 2 x 1024": ("llama-3.2-1b", Job(batch=2, seq=1024, precision="bf16")),
+    "llama-3.2-1b bf16 checkpointed 8 x 1024": ("llama-3.2-1b", Job(batch=8, seq=1024, precision="bf16",
+                                                                    grad_checkpointing=True)),
+    "vit-b16 amp 32": ("vit-b16", Job(batch=32, precision="amp-bf16")),
+    "resnet50 fp32 8": ("resnet50", Job(batch=8, precision="fp32", optimizer="sgd")),
+}

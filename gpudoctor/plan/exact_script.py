@@ -71,6 +71,10 @@ class LiveTracker(TorchDispatchMode):
     def track(self, t, category):
         if not isinstance(t, torch.Tensor):
             return
+        # A view shares its base's storage; fake tensors may give a view a storage
+        # object of its own, so always look at the base.
+        while t._is_view() and t._base is not None:
+            t = t._base
         try:
             st = t.untyped_storage()
         except Exception:  # noqa: BLE001 - sparse/nested tensors have no plain storage
@@ -111,6 +115,10 @@ class LiveTracker(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
+        if getattr(func, "is_view", False):
+            # A view allocates nothing; fake tensors may still hand it a storage
+            # object of its own, which would count the memory twice.
+            return out
         for t in tree_flatten(out)[0]:
             self.track(t, "temporary")
         return out
@@ -285,10 +293,20 @@ def run_steps(request, tracker, fake_mode):
 
 
 def autocast_ctx(precision, device):
-    if precision in ("amp-fp16", "amp-bf16"):
-        dtype = torch.float16 if precision == "amp-fp16" and device == "cuda" else torch.bfloat16
+    if precision not in ("amp-fp16", "amp-bf16"):
+        return contextlib.nullcontext()
+    dtype = torch.float16 if precision == "amp-fp16" and device == "cuda" else torch.bfloat16
+    if device != "cuda":
         return torch.autocast(device_type=device, dtype=dtype)
-    return contextlib.nullcontext()
+    # torch.autocast turns itself off when no GPU is usable; on fake CUDA tensors
+    # its CUDA policy (16-bit matmuls, fp32 softmax and norms) is exactly what we
+    # want to simulate, so let it see a GPU while it is being created.
+    real = torch.cuda.is_available
+    torch.cuda.is_available = lambda: True
+    try:
+        return torch.autocast(device_type="cuda", dtype=dtype)
+    finally:
+        torch.cuda.is_available = real
 
 
 def train(model, inputs, loss_fn, opt, request, tracker=None):
@@ -365,9 +383,10 @@ def simulated_device(wanted):
     if wanted in ("auto", "cuda") and torch.backends.cuda.is_built():
         try:
             with FakeTensorMode():
-                torch.empty(1, device="cuda")
+                w = torch.ones(2, 2, device="cuda", requires_grad=True)
+                (w * 2).sum().backward()  # the autograd engine wants a real device for CUDA tensors
             return "cuda"
-        except Exception:  # noqa: BLE001 - a CUDA build without a driver may refuse fake CUDA tensors
+        except Exception:  # noqa: BLE001 - a CUDA build without a driver cannot run fake CUDA backward
             pass
     return "cpu"
 

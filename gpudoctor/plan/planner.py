@@ -43,7 +43,7 @@ def make_plan(spec: ModelSpec, job: Job, targets: list[Target], matrices: Matric
     mem = memory if memory is not None else estimate(spec, job)
     options: list[Suggestion] = []
     if suggest and any(mem.peak > t.capacity for t in targets):
-        options = suggestions(spec, job, targets)
+        options = suggestions(spec, job, targets, matrices)
     gpus = plan_gpus(spec, job, mem, targets, matrices, prices, flops_per_step, options)
     notes = list(mem.notes)
     if spec.note:

@@ -129,9 +129,10 @@ def _peak(spec: ModelSpec, job: Job) -> float | None:
         return None
 
 
-def suggestions(spec: ModelSpec, job: Job, targets: list[Target]) -> list[Suggestion]:
+def suggestions(spec: ModelSpec, job: Job, targets: list[Target], matrices: Matrices) -> list[Suggestion]:
     """Single changes that lower the peak, cheapest first; then the changes stacked
-    in the same order (a later change of a kind replaces an earlier one)."""
+    in the same order (a later change of a kind replaces an earlier one). Each
+    names the smallest planned GPU it fits that also runs its precision."""
     base = _peak(spec, job)
     if base is None:
         return []
@@ -141,7 +142,8 @@ def suggestions(spec: ModelSpec, job: Job, targets: list[Target]) -> list[Sugges
     for c in changes:
         peak = _peak(spec, c.apply(job))
         if peak is not None and peak < 0.99 * base:
-            singles.append(Suggestion(c.name, c.flags, peak, c.apply(job), *_smallest(by_size, peak)))
+            single = c.apply(job)
+            singles.append(Suggestion(c.name, c.flags, peak, single, *_smallest(by_size, peak, single, matrices)))
     stacked: list[Suggestion] = []
     chosen: dict[str, Change] = {}
     best = base
@@ -157,13 +159,13 @@ def suggestions(spec: ModelSpec, job: Job, targets: list[Target]) -> list[Sugges
         if len(chosen) > 1:
             stacked.append(Suggestion(" + ".join(x.name for x in chosen.values()),
                                       " ".join(x.flags for x in chosen.values()), peak, j,
-                                      *_smallest(by_size, peak), stacked=True))
+                                      *_smallest(by_size, peak, j, matrices), stacked=True))
     return singles + stacked
 
 
-def _smallest(by_size: list[Target], peak: float) -> tuple[str | None, float | None]:
+def _smallest(by_size: list[Target], peak: float, job: Job, matrices: Matrices) -> tuple[str | None, float | None]:
     for t in by_size:
-        if t.capacity >= peak:
+        if t.capacity >= peak and precision_support(t.model, job.precision, matrices)[0] is not False:
             return t.label or t.model.name, t.model.memory_gb
     return None, None
 
@@ -189,7 +191,8 @@ def plan_gpus(spec: ModelSpec, job: Job, memory: Memory, targets: list[Target], 
         cost = cost_for(t.model, prices, hours, job.gpus) if prices is not None else None
         fix = None
         if headroom < 0 and options and supported is not False:
-            fix = next((s for s in options if s.peak <= t.capacity), None)
+            fix = next((s for s in options if s.peak <= t.capacity
+                        and precision_support(t.model, s.job.precision, matrices)[0] is not False), None)
         plans.append(GpuPlan(t, headroom >= 0 and supported is not False, headroom, supported, note, step,
                              hours, decode, cost, fix))
     fitting = sorted((p for p in plans if p.fits), key=lambda p: p.headroom)

@@ -128,7 +128,8 @@ def header(plan: Plan) -> Text:
     what = "inference" if j.inference else ("QLoRA" if j.qlora else (f"LoRA r{j.lora_rank}" if j.lora_rank else "training"))
     text = Text()
     text.append(f"{s.name}", style="bold")
-    text.append(f"  {s.params / 1e6:,.1f}M params · {s.family} · {what} · {plan.mode} mode\n")
+    size = f"{s.params / 1e9:,.2f}B" if s.params >= 1e9 else f"{s.params / 1e6:,.1f}M"
+    text.append(f"  {size} params · {s.family} · {what} · {plan.mode} mode\n")
     shape = f"batch {j.batch}" + (f" × {seq} tokens" if seq and s.family not in ("cnn", "unet", "mlp") else "")
     if j.image_size:
         shape += f" at {j.image_size} px"
@@ -155,10 +156,15 @@ def footer(plan: Plan) -> Text:
             where = (f"fits a {s.smallest_fit_gb:g} GB card ({s.smallest_fit})" if s.smallest_fit
                      else "fits none of the GPUs planned")
             text.append(f"  {s.change} → {gib(s.peak)}, {where}\n    {s.flags}\n")
-    step = next((p.step for p in plan.gpus if p.step), None)
-    if step:
-        text.append(f"Step time = FLOPs ÷ (dense peak × utilisation prior); prior source: {step.prior_source}.\n",
-                    style="dim")
+    priors = {}
+    for p in plan.gpus:
+        if p.step:
+            priors.setdefault((p.step.utilisation, p.step.prior_source), []).append(p.name)
+    if priors:
+        text.append("Step time = FLOPs ÷ (dense peak × utilisation prior). Priors used:\n", style="dim")
+        for (util, source), names in priors.items():
+            text.append(f"  {util:.2f} for {', '.join(names[:3])}{' ...' if len(names) > 3 else ''} ({source})\n",
+                        style="dim")
     if plan.prices is not None:
         text.append(f"Prices as of {plan.prices.as_of} ({plan.prices.origin}); edit with --prices FILE.\n",
                     style="dim")
