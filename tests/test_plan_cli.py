@@ -111,6 +111,8 @@ def test_list_shows_presets():
     (["gpt2", "--gpu", "RTX 9999 Ultra"], "unknown GPU"),
     (["gpt2", "--zero", "2"], "--gpus"),
     (["gpt2", "--params", "lots"], "not a number"),
+    (["gpt2", "--batch", "many"], "not a valid integer"),
+    (["gpt2", "--fsd"], "--fsdp"),
     ([], "name a model"),
 ])
 def test_usage_errors_are_one_line_exit_2(small, args, needle):

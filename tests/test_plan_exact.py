@@ -25,7 +25,8 @@ TORCH_PY = os.environ.get("GPUDOCTOR_TEST_TORCH_PYTHON")
 needs_torch = pytest.mark.skipif(not TORCH_PY, reason="set GPUDOCTOR_TEST_TORCH_PYTHON to an interpreter with "
                                                       "torch to run exact-mode tests")
 FACTORIES = Path(__file__).resolve().parent / "fixtures" / "plan" / "factories.py"
-TARGET_SCRIPTS = [exact.SCRIPT, exact.SCRIPT.parent / "torch_presets.py", exact.SCRIPT.parent / "torch_vision_presets.py"]
+TARGET_SCRIPTS = [exact.SCRIPT.parent / name for name in ("exact_script.py", "torch_presets.py",
+                                                          "torch_vision_presets.py")]
 STDLIB = set(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
 
 

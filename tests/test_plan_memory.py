@@ -33,7 +33,8 @@ def test_model_state_bytes_per_parameter(precision, optimizer, per_param):
 
 
 def test_amp_keeps_16bit_weight_copies():
-    """HF model_memory_anatomy: mixed precision AdamW needs 18 bytes per parameter (6 weights, 4 gradients, 8 states)."""
+    """HF model_memory_anatomy: mixed-precision AdamW takes 18 bytes per parameter
+    (6 weights, 4 gradients, 8 states)."""
     job = Job(precision="amp-bf16", cuda_context_gib=0, batch=1, keep_grads=True, optimizer_impl="fused")
     m = memory.estimate(GENERIC, job)
     assert m.phase == "loss"

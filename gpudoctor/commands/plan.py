@@ -24,6 +24,17 @@ class PlanUsageError(click.ClickException):
     exit_code = ExitCode.USAGE
 
 
+class OneLineErrors(click.Command):
+    """Click's own option errors (bad integer, unknown option: it lists close
+    matches) as one line and exit 2, like every other plan error."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            raise PlanUsageError(exc.format_message()) from None
+
+
 def _choice(value: str | None, choices: tuple[str, ...], option: str) -> str | None:
     if value is None or value in choices:
         return value
@@ -115,7 +126,7 @@ def resolve_targets(names: tuple[str, ...], matrices) -> list:
     return out
 
 
-@click.command("plan", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("plan", cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("model", required=False)
 @click.option("--list", "list_", is_flag=True, help="List the model presets.")
 @click.option("--config", "config", metavar="FILE", help="A local Hugging Face config.json (no download).")

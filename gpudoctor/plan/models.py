@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 import json
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gpudoctor.serde import DataError, from_data

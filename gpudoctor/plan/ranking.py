@@ -95,7 +95,8 @@ def candidate_changes(spec: ModelSpec, job: Job) -> list[Change]:
         if spec.has_shape and not job.qlora:
             out.append(Change("quant", "4-bit weights", "--qlora", lambda j: replace(j, qlora=True)))
         return out
-    if job.optimizer in ("adam", "adamw", "adafactor") and job.optimizer_impl == "foreach" and not job.offload_optimizer:
+    foreach = job.optimizer in ("adam", "adamw", "adafactor") and job.optimizer_impl == "foreach"
+    if foreach and not job.offload_optimizer:
         out.append(Change("impl", "fused optimizer step", "--optimizer-impl fused",
                           lambda j: replace(j, optimizer_impl="fused")))
     b, ga = job.batch, job.grad_accum

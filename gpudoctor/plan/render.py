@@ -68,7 +68,8 @@ def breakdown(plan: Plan) -> Table:
         value = getattr(mem, attr)
         cells = round(value / mem.peak * 40) if mem.peak else 0
         t.add_row(label, gib(value), Text("█" * cells, style=style))
-    t.add_row(Text("peak", style="bold"), Text(gib(mem.peak), style="bold"), Text(f"at the {mem.phase}"))
+    when = "during inference" if mem.phase == "inference" else f"at the {mem.phase}"
+    t.add_row(Text("peak", style="bold"), Text(gib(mem.peak), style="bold"), Text(when))
     return t
 
 
@@ -109,7 +110,8 @@ def gpu_table(plan: Plan) -> Table:
             speed = f"{p.step.tokens_per_s:,.0f} tok/s" if p.step.tokens_per_s else f"{p.step.samples_per_s:,.1f}/s"
             step = duration(p.step.seconds)
         elif p.decode_tokens_per_s:
-            speed, step = f"{p.decode_tokens_per_s:,.0f} tok/s", ""
+            speed = f"{p.decode_tokens_per_s:,.0f} tok/s"
+            step = duration(plan.job.batch / p.decode_tokens_per_s)  # one decode step of the whole batch
         else:
             speed, step = "-", "-"
         name = Text(f"{p.name} ({p.target.capacity / GIB:.0f} GiB)")
@@ -125,12 +127,16 @@ def gpu_table(plan: Plan) -> Table:
 def header(plan: Plan) -> Text:
     s, j = plan.spec, plan.job
     seq = plan.memory.detail.get("seq")
-    what = "inference" if j.inference else ("QLoRA" if j.qlora else (f"LoRA r{j.lora_rank}" if j.lora_rank else "training"))
+    what = "inference" if j.inference else \
+        ("QLoRA" if j.qlora else (f"LoRA r{j.lora_rank}" if j.lora_rank else "training"))
     text = Text()
     text.append(f"{s.name}", style="bold")
     size = f"{s.params / 1e9:,.2f}B" if s.params >= 1e9 else f"{s.params / 1e6:,.1f}M"
     text.append(f"  {size} params · {s.family} · {what} · {plan.mode} mode\n")
-    shape = f"batch {j.batch}" + (f" × {seq} tokens" if seq and s.family not in ("cnn", "unet", "mlp") else "")
+    if j.inference:
+        shape = f"batch {j.batch} × {plan.memory.detail.get('context_tokens', seq)}-token context"
+    else:
+        shape = f"batch {j.batch}" + (f" × {seq} tokens" if seq and s.family not in ("cnn", "unet", "mlp") else "")
     if j.image_size:
         shape += f" at {j.image_size} px"
     extras = [j.precision] + ([] if j.inference else [j.optimizer])
