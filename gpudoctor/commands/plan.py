@@ -1,0 +1,256 @@
+"""`gpudoctor plan`: which GPU a training (or inference) job needs, how long, what it costs."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import sys
+from dataclasses import replace
+
+import click
+from rich.console import Console
+
+from gpudoctor.findings import ExitCode
+from gpudoctor.plan import models
+from gpudoctor.plan.job import LORA_TARGETS, OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, Job, JobError
+
+DEFAULT_SEQ_CAP = 2048  # decoders with 128k contexts are planned at 2k tokens unless --seq says otherwise
+
+
+class PlanUsageError(click.ClickException):
+    """One line on stderr, exit 2."""
+
+    exit_code = ExitCode.USAGE
+
+
+class OneLineErrors(click.Command):
+    """Click's own option errors (bad integer, unknown option: it lists close
+    matches) as one line and exit 2, like every other plan error."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            raise PlanUsageError(exc.format_message()) from None
+
+
+def _choice(value: str | None, choices: tuple[str, ...], option: str) -> str | None:
+    if value is None or value in choices:
+        return value
+    close = difflib.get_close_matches(value, choices, n=3, cutoff=0.4)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise PlanUsageError(f"{option}: {value!r} is not one of {', '.join(choices)}{hint}")
+
+
+def _count(value: str | None, option: str) -> float | None:
+    """'7B', '124M', '1.5e9', '350k' -> a number."""
+    if value is None:
+        return None
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMbBtT]?)\s*", value)
+    if not m:
+        raise PlanUsageError(f"{option}: {value!r} is not a number (e.g. 7B, 124M, 1.5e9)")
+    scale = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}[m.group(2).lower()]
+    return float(m.group(1)) * scale
+
+
+def list_presets(as_json: bool) -> None:
+    rows = sorted(models.presets().values(), key=lambda s: (models.FAMILIES.index(s.family), s.params))
+    if as_json:
+        click.echo(json.dumps([{"name": s.name, "family": s.family, "params": s.params, "aliases": list(s.aliases),
+                                "source": s.source} for s in rows], indent=2))
+        return
+    from rich.table import Table
+
+    t = Table(title="gpudoctor plan presets")
+    for col in ("name", "family", "params", "shape", "source"):
+        t.add_column(col, overflow="fold")
+    for s in rows:
+        shape = (f"L{s.layers} h{s.hidden} a{s.heads}" + (f"/{s.kv_heads}kv" if s.kv_heads else "")
+                 + (f" ffn{s.ffn} V{s.vocab}" if s.vocab else f" ffn{s.ffn}")) if s.has_shape else \
+            (f"{s.image_size} px" if s.image_size else (f"seq {s.max_seq}" if s.max_seq else ""))
+        t.add_row(s.name + (f"\n({', '.join(s.aliases)})" if s.aliases else ""), s.family,
+                  f"{s.params / 1e6:,.1f}M", shape, s.source.split(";")[0].split(" (")[0])
+    Console().print(t)
+
+
+def _collect_snapshot():
+    """The probes' view of this machine; None when the probes are not part of this build."""
+    try:
+        from gpudoctor.host import RealHost
+        from gpudoctor.probes import collect
+    except ImportError:
+        return None
+    return collect(RealHost())
+
+
+def here_targets(matrices) -> tuple[list, dict]:
+    from gpudoctor.matrices.records import GpuModel
+    from gpudoctor.plan.ranking import Target
+
+    snap = _collect_snapshot()
+    if snap is None:
+        raise PlanUsageError("--here needs gpudoctor's probes (gpudoctor.probes.collect), which this build lacks")
+    gpus = snap.visible_gpus() if hasattr(snap, "visible_gpus") else snap.gpus
+    if not gpus:
+        nvml = getattr(getattr(snap, "driver", None), "nvml", None)
+        why = getattr(nvml, "value", None) or "no NVIDIA driver or GPU found"
+        return [], {"gpus_found": 0, "reason": f"No NVIDIA GPU on this machine ({why}): nothing to plan against "
+                                               "here. Plan against named GPUs with --gpu NAME, or all known "
+                                               "GPUs without --here."}
+    targets = []
+    for g in gpus:
+        model = matrices.gpu(g.name)
+        if model is None:
+            gb = (g.memory_total_mib or 0) / 1024
+            model = GpuModel(name=g.name, compute_capability=g.compute_capability or "", arch="unknown",
+                             memory_gb=gb, source="nvml (not in gpudoctor's GPU table: no speed or price)")
+        targets.append(Target(model, g.memory_total_mib, label=f"GPU {g.index}: {g.name}"))
+    return targets, {"gpus_found": len(targets), "reason": ""}
+
+
+def resolve_targets(names: tuple[str, ...], matrices) -> list:
+    from gpudoctor.plan.ranking import Target
+
+    if not names:
+        return [Target(g) for g in matrices.gpus]
+    out = []
+    for name in names:
+        hit = matrices.gpu(name)
+        if hit is None:
+            known = [g.name for g in matrices.gpus]
+            close = difflib.get_close_matches(name, known, n=3, cutoff=0.3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise PlanUsageError(f"--gpu: unknown GPU {name!r}{hint}")
+        out.append(Target(hit))
+    return out
+
+
+@click.command("plan", cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("model", required=False)
+@click.option("--list", "list_", is_flag=True, help="List the model presets.")
+@click.option("--config", "config", metavar="FILE", help="A local Hugging Face config.json (no download).")
+@click.option("--torch", "factory", metavar="MODULE:FACTORY",
+              help="Exact mode: build the model with FACTORY and measure a real step on fake tensors.")
+@click.option("--exact", is_flag=True, help="Exact mode on the preset's reference implementation.")
+@click.option("--python", "python", metavar="PATH", help="Interpreter with torch for exact mode (default: this one).")
+@click.option("--timeout", type=float, default=600.0, show_default=True, help="Exact-mode time limit, seconds.")
+@click.option("--params", metavar="N", help="Parameter count (7B, 124M, 1.5e9).")
+@click.option("--layers", type=int)
+@click.option("--hidden", type=int)
+@click.option("--heads", type=int)
+@click.option("--kv-heads", type=int)
+@click.option("--ffn", type=int, help="MLP width (default 4 x hidden).")
+@click.option("--vocab", type=int)
+@click.option("--seq", type=int, help="Tokens per sample.")
+@click.option("--image-size", type=int, help="Input size in pixels (vision models).")
+@click.option("--batch", type=int, default=8, show_default=True, help="Micro-batch per GPU.")
+@click.option("--precision", default="amp-bf16", show_default=True, help="|".join(PRECISIONS))
+@click.option("--optimizer", default="adamw", show_default=True, help="|".join(OPTIMIZERS))
+@click.option("--optimizer-impl", default="foreach", show_default=True, help="|".join(OPTIMIZER_IMPLS))
+@click.option("--grad-checkpointing", is_flag=True)
+@click.option("--grad-accum", type=int, default=1, show_default=True)
+@click.option("--lora", "lora", type=int, default=0, metavar="RANK", help="LoRA adapters of this rank.")
+@click.option("--lora-targets", default="qv", show_default=True, help="|".join(LORA_TARGETS))
+@click.option("--qlora", is_flag=True, help="4-bit (NF4) base weights with LoRA adapters.")
+@click.option("--zero", type=int, default=0, help="DeepSpeed ZeRO stage 1|2|3 (with --gpus).")
+@click.option("--fsdp", is_flag=True, help="FSDP full sharding (with --gpus).")
+@click.option("--gpus", type=int, default=1, show_default=True, help="GPUs in data parallel.")
+@click.option("--inference", is_flag=True, help="Plan inference: weights + KV cache.")
+@click.option("--context", type=int, help="Inference: tokens held in the KV cache per sequence.")
+@click.option("--offload-optimizer", is_flag=True, help="Optimizer states in CPU memory.")
+@click.option("--optimizer-in-backward", is_flag=True, help="Step fused into backward (no gradient buffer).")
+@click.option("--attention", help="sdpa|eager (default: the model's).")
+@click.option("--cuda-context-gib", type=float, default=1.0, show_default=True)
+@click.option("--samples", type=str, help="Dataset size in samples (for time and cost).")
+@click.option("--epochs", type=float, default=1.0, show_default=True)
+@click.option("--tokens", type=str, help="Total training tokens (instead of --samples).")
+@click.option("--gpu", "gpu_names", multiple=True, metavar="NAME", help="Plan against this GPU (repeatable).")
+@click.option("--here", is_flag=True, help="Plan against the GPUs of this machine.")
+@click.option("--prices", "prices_file", metavar="FILE", help="Your price table (overrides the shipped one).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (schema plan.v1).")
+@click.option("--svg", "svg", metavar="FILE", help="Also save the view as an SVG picture.")
+def plan(model, list_, config, factory, exact, python, timeout, params, layers, hidden, heads, kv_heads, ffn, vocab,
+         seq, image_size, batch, precision, optimizer, optimizer_impl, grad_checkpointing, grad_accum, lora,
+         lora_targets, qlora, zero, fsdp, gpus, inference, context, offload_optimizer, optimizer_in_backward,
+         attention, cuda_context_gib, samples, epochs, tokens, gpu_names, here, prices_file, as_json, svg):
+    """Which GPU MODEL needs for a training (or inference) job, how long it takes, what it costs.
+
+    MODEL is a preset (gpudoctor plan --list); or give --config FILE, --torch MODULE:FACTORY,
+    or a shape (--params, --layers, --hidden, ...).
+
+    Exit codes: 0 planned; 1 with --here when this machine has no GPU or the job fits none of
+    its GPUs; 2 unknown model or bad options.
+    """
+    if list_:
+        list_presets(as_json)
+        return
+    from gpudoctor.matrices import load_matrices
+    from gpudoctor.plan.exact import ExactError, request_for, run_exact, to_memory
+    from gpudoctor.plan.planner import make_plan, to_json
+    from gpudoctor.plan.prices import PriceError, load_prices
+    from gpudoctor.plan.render import print_plan, save_svg
+
+    precision = _choice(precision, PRECISIONS, "--precision")
+    optimizer = _choice(optimizer, OPTIMIZERS, "--optimizer")
+    optimizer_impl = _choice(optimizer_impl, OPTIMIZER_IMPLS, "--optimizer-impl")
+    lora_targets = _choice(lora_targets, LORA_TARGETS, "--lora-targets")
+    attention = _choice(attention, ("sdpa", "eager"), "--attention")
+    try:
+        base = models.resolve(model, config) if (model or config) else None
+        if base is None and factory is None and not (params or layers or hidden):
+            raise PlanUsageError("name a model: a preset (see --list), --config FILE, --torch MODULE:FACTORY, "
+                                 "or --params / --layers and --hidden")
+        spec = None
+        if base is not None or params or layers or hidden:
+            spec = models.explicit(_count(params, "--params"), layers, hidden, heads, vocab, ffn, seq, kv_heads,
+                                   base=base)
+        if spec is not None and seq is None and spec.family == "decoder" and spec.max_seq > DEFAULT_SEQ_CAP:
+            seq = DEFAULT_SEQ_CAP
+        job = Job(batch=batch, seq=seq, image_size=image_size, precision=precision, optimizer=optimizer,
+                  optimizer_impl=optimizer_impl, grad_checkpointing=grad_checkpointing, grad_accum=grad_accum,
+                  lora_rank=lora, qlora=qlora, lora_targets=lora_targets, zero=zero, fsdp=fsdp, gpus=gpus,
+                  inference=inference, context=context, offload_optimizer=offload_optimizer,
+                  optimizer_in_backward=optimizer_in_backward, attention=attention,
+                  cuda_context_gib=cuda_context_gib, samples=int(_count(samples, "--samples")) if samples else None,
+                  epochs=epochs, tokens=_count(tokens, "--tokens"))
+        if qlora and not lora:
+            job = replace(job, lora_rank=64)  # the QLoRA paper's rank
+        job.check()
+        matrices = load_matrices()
+        here_info = None
+        if here:
+            targets, here_info = here_targets(matrices)
+        else:
+            targets = resolve_targets(gpu_names, matrices)
+        prices = load_prices(prices_file)
+
+        memory = flops = None
+        mode = "formula"
+        if factory or exact:
+            if exact and (base is None or base.name not in models.presets()):
+                raise PlanUsageError("--exact runs a preset's reference implementation; for other models use "
+                                     "--torch MODULE:FACTORY")
+            res = run_exact(python or sys.executable,
+                            request_for(job, builtin=base.name if exact and base else None, factory=factory),
+                            timeout=timeout)
+            memory, flops, mode = to_memory(res, job), res.flops_per_step, "exact"
+            if spec is None:
+                spec = models.ModelSpec(name=factory, family="generic", params=res.params,
+                                        source=f"--torch {factory}")
+        result = make_plan(spec, job, targets, matrices, prices, memory=memory, flops_per_step=flops, mode=mode,
+                           here=here_info, suggest=spec.family != "generic")
+    except (models.ModelError, JobError, PriceError, ExactError) as exc:
+        raise PlanUsageError(str(exc)) from None
+
+    if svg:
+        try:
+            save_svg(result, svg)
+        except OSError as exc:
+            raise PlanUsageError(f"--svg: cannot write {svg}: {exc.strerror or exc}") from None
+    if as_json:
+        click.echo(json.dumps(to_json(result), indent=2))
+    else:
+        print_plan(result, Console())
+    if here and (not result.gpus or not result.fits_anywhere):
+        sys.exit(ExitCode.FINDINGS)

@@ -1,0 +1,91 @@
+"""What is being run: batch, precision, optimizer, memory-saving techniques,
+parallelism, and how much data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PRECISIONS = ("fp32", "amp-fp16", "amp-bf16", "bf16", "fp8")
+OPTIMIZERS = ("adamw", "adam", "sgd", "adam8bit", "adafactor")
+OPTIMIZER_IMPLS = ("foreach", "fused", "per-param")
+LORA_TARGETS = ("qv", "attn", "all")
+GIB = float(1 << 30)
+
+
+class JobError(ValueError):
+    """Options that contradict each other."""
+
+
+@dataclass(frozen=True)
+class Job:
+    batch: int = 1  # micro-batch per GPU
+    seq: int | None = None  # tokens per sample (None: the model's context length)
+    image_size: int | None = None
+    precision: str = "amp-bf16"
+    optimizer: str = "adamw"
+    # foreach: torch's default on CUDA, one parameter-sized temporary in the step;
+    # fused: none; per-param: a loop (Hugging Face's old AdamW, bitsandbytes).
+    optimizer_impl: str = "foreach"
+    grad_checkpointing: bool = False
+    grad_accum: int = 1
+    lora_rank: int = 0
+    qlora: bool = False
+    lora_targets: str = "qv"
+    zero: int = 0  # DeepSpeed ZeRO stage
+    fsdp: bool = False
+    gpus: int = 1
+    inference: bool = False
+    context: int | None = None  # inference: tokens of prompt + generation held in the KV cache
+    offload_optimizer: bool = False  # optimizer states in CPU memory (ZeRO-Offload, paged optimizers)
+    optimizer_in_backward: bool = False  # step fused into backward: no full gradient buffer
+    # Gradients still allocated when the next forward starts: with gradient
+    # accumulation always; without it only if zero_grad(set_to_none=False), the
+    # default before PyTorch 2.0.
+    keep_grads: bool = False
+    attention: str | None = None  # "sdpa" | "eager"; None: the model's default
+    cuda_context_gib: float = 1.0
+    # What the caching allocator holds beyond live tensors (fragmentation), as a
+    # fraction of the activation and temporary memory that churns every step.
+    allocator_slack: float = 0.10
+    # The model returns fp32 logits and the loop keeps them (torchtune in 2024).
+    fp32_logits: bool = False
+    # how much work (for time and cost)
+    samples: int | None = None
+    epochs: float = 1.0
+    tokens: float | None = None
+
+    def check(self) -> None:
+        if self.precision not in PRECISIONS:
+            raise JobError(f"unknown precision {self.precision!r} (one of {', '.join(PRECISIONS)})")
+        if self.optimizer not in OPTIMIZERS:
+            raise JobError(f"unknown optimizer {self.optimizer!r} (one of {', '.join(OPTIMIZERS)})")
+        if self.optimizer_impl not in OPTIMIZER_IMPLS:
+            raise JobError(f"unknown optimizer implementation {self.optimizer_impl!r}")
+        if self.lora_targets not in LORA_TARGETS:
+            raise JobError(f"unknown LoRA targets {self.lora_targets!r} (one of {', '.join(LORA_TARGETS)})")
+        for name in ("batch", "grad_accum", "gpus"):
+            if getattr(self, name) < 1:
+                raise JobError(f"--{name.replace('_', '-')} must be at least 1")
+        if self.zero not in (0, 1, 2, 3):
+            raise JobError("--zero must be 1, 2 or 3")
+        if self.zero and self.fsdp:
+            raise JobError("--zero and --fsdp are alternatives; pick one")
+        if (self.zero or self.fsdp) and self.gpus < 2:
+            raise JobError("--zero/--fsdp shard across GPUs: give --gpus N (N >= 2)")
+        if self.lora_rank < 0:
+            raise JobError("--lora RANK must be positive")
+        if self.optimizer_in_backward and self.grad_accum > 1:
+            raise JobError("--optimizer-in-backward cannot be combined with --grad-accum (no gradient "
+                           "buffer to accumulate into)")
+        if self.inference and (self.lora_rank or self.zero or self.fsdp or self.grad_checkpointing):
+            raise JobError("--inference plans weights + KV cache; LoRA, ZeRO/FSDP and checkpointing "
+                           "are training options")
+
+    @property
+    def peft(self) -> bool:
+        return self.lora_rank > 0 or self.qlora
+
+    @property
+    def sharded(self) -> int:
+        """0 (none), 1-3 (ZeRO stage); FSDP full sharding counts as 3."""
+        return 3 if self.fsdp else self.zero

@@ -1,0 +1,112 @@
+"""One plan: the model, the job, the memory per GPU, every candidate GPU ranked,
+and the changes that make the job fit. `to_json` is the --json contract
+(gpudoctor/schema/plan.v1.json)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from gpudoctor import __version__
+from gpudoctor.matrices import Matrices
+from gpudoctor.plan import compute
+from gpudoctor.plan.job import GIB, Job
+from gpudoctor.plan.memory import Memory, estimate
+from gpudoctor.plan.models import ModelSpec
+from gpudoctor.plan.prices import PriceTable
+from gpudoctor.plan.ranking import GpuPlan, Suggestion, Target, plan_gpus, suggestions
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Plan:
+    spec: ModelSpec
+    job: Job
+    memory: Memory
+    gpus: list[GpuPlan]
+    options: list[Suggestion]
+    prices: PriceTable | None
+    mode: str = "formula"  # "formula" | "exact"
+    steps: float | None = None
+    here: dict | None = None  # --here: what the probes found
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def fits_anywhere(self) -> bool:
+        return any(p.fits for p in self.gpus)
+
+
+def make_plan(spec: ModelSpec, job: Job, targets: list[Target], matrices: Matrices, prices: PriceTable | None,
+              memory: Memory | None = None, flops_per_step: float | None = None, mode: str = "formula",
+              here: dict | None = None, suggest: bool = True) -> Plan:
+    """`suggest=False` when the memory did not come from the formulas the suggestions use."""
+    mem = memory if memory is not None else estimate(spec, job)
+    options: list[Suggestion] = []
+    if suggest and any(mem.peak > t.capacity for t in targets):
+        options = suggestions(spec, job, targets, matrices)
+    gpus = plan_gpus(spec, job, mem, targets, matrices, prices, flops_per_step, options)
+    notes = list(mem.notes)
+    if spec.note:
+        notes.append(f"{spec.name}: {spec.note}")
+    return Plan(spec, job, mem, gpus, options, prices, mode, compute.total_steps(spec, job), here, notes)
+
+
+def _r(x: float | None, nd: int = 3) -> float | None:
+    return None if x is None else round(float(x), nd)
+
+
+def _gpu_json(rank: int, p: GpuPlan) -> dict:
+    step = p.step
+    cost = None
+    if p.cost is not None:
+        cost = {
+            "per_hour_usd": {t: [_r(lo), _r(hi)] for t, (lo, hi) in p.cost.per_hour.items()},
+            "job_usd": {t: [_r(lo, 2), _r(hi, 2)] for t, (lo, hi) in p.cost.job.items()},
+            "buy_usd": p.cost.buy_usd,
+            "break_even_hours": _r(p.cost.break_even_hours, 1),
+            "price_dates": list(p.cost.dates),
+        }
+    return {
+        "rank": rank,
+        "name": p.name,
+        "model": p.target.model.name,
+        "memory_gib": _r(p.target.capacity / GIB),
+        "fits": p.fits,
+        "headroom_gib": _r(p.headroom / GIB),
+        "precision_supported": p.supported,
+        "note": p.support_note,
+        "step_time_s": _r(step.seconds, 4) if step else None,
+        "samples_per_s": _r(step.samples_per_s, 2) if step else None,
+        "tokens_per_s": _r(step.tokens_per_s, 1) if step and step.tokens_per_s else None,
+        "utilisation_prior": _r(step.utilisation) if step else None,
+        "peak_tflops": step.tflops_peak if step else None,
+        "decode_tokens_per_s": _r(p.decode_tokens_per_s, 1),
+        "hours": _r(p.hours, 3),
+        "cost": cost,
+        "to_fit": None if p.fix is None else {"change": p.fix.change, "flags": p.fix.flags,
+                                              "peak_gib": _r(p.fix.peak / GIB)},
+    }
+
+
+def to_json(plan: Plan) -> dict:
+    mem = plan.memory
+    job = {k: v for k, v in asdict(plan.job).items()}
+    out = {
+        "schema_version": SCHEMA_VERSION,
+        "gpudoctor_version": __version__,
+        "mode": plan.mode,
+        "model": {"name": plan.spec.name, "family": plan.spec.family, "params": plan.spec.params,
+                  "trainable_params": int(mem.detail.get("trainable_params", plan.spec.params)),
+                  "source": plan.spec.source},
+        "job": job,
+        "memory": {**{k: _r(v) for k, v in mem.gib().items()}, "allocated_gib": _r(mem.allocated / GIB),
+                   "phase": mem.phase, "notes": list(plan.notes)},
+        "steps": plan.steps,
+        "gpus": [_gpu_json(i + 1, p) for i, p in enumerate(plan.gpus)],
+        "suggestions": [{"change": s.change, "flags": s.flags, "peak_gib": _r(s.peak / GIB),
+                         "smallest_fit": s.smallest_fit} for s in plan.options],
+        "prices": None if plan.prices is None else {"as_of": plan.prices.as_of, "origin": plan.prices.origin},
+    }
+    if plan.here is not None:
+        out["here"] = plan.here
+    return out
