@@ -170,10 +170,12 @@ def resolve_targets(names: tuple[str, ...], matrices) -> list:
 @click.option("--prices", "prices_file", metavar="FILE", help="Your price table (overrides the shipped one).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (schema plan.v1).")
 @click.option("--svg", "svg", metavar="FILE", help="Also save the view as an SVG picture.")
+@click.option("--top", type=click.IntRange(min=0), default=15, show_default=True,
+              help="GPUs shown in the table (0: all). --json always lists every one.")
 def plan(model, list_, config, factory, exact, python, timeout, params, layers, hidden, heads, kv_heads, ffn, vocab,
          seq, image_size, batch, precision, optimizer, optimizer_impl, grad_checkpointing, grad_accum, lora,
          lora_targets, qlora, zero, fsdp, gpus, inference, context, offload_optimizer, optimizer_in_backward,
-         attention, cuda_context_gib, samples, epochs, tokens, gpu_names, here, prices_file, as_json, svg):
+         attention, cuda_context_gib, samples, epochs, tokens, gpu_names, here, prices_file, as_json, svg, top):
     """Which GPU MODEL needs for a training (or inference) job, how long it takes, what it costs.
 
     MODEL is a preset (gpudoctor plan --list); or give --config FILE, --torch MODULE:FACTORY,
@@ -245,12 +247,12 @@ def plan(model, list_, config, factory, exact, python, timeout, params, layers, 
 
     if svg:
         try:
-            save_svg(result, svg)
+            save_svg(result, svg, top=top)
         except OSError as exc:
             raise PlanUsageError(f"--svg: cannot write {svg}: {exc.strerror or exc}") from None
     if as_json:
         click.echo(json.dumps(to_json(result), indent=2))
     else:
-        print_plan(result, Console())
+        print_plan(result, Console(), top=top)
     if here and (not result.gpus or not result.fits_anywhere):
         sys.exit(ExitCode.FINDINGS)

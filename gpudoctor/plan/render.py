@@ -89,8 +89,12 @@ def _cost_cell(p: GpuPlan) -> str:
     return "\n".join(parts) or "-"
 
 
-def gpu_table(plan: Plan) -> Table:
-    t = Table(title="Candidate GPUs (fitting ones first, tightest fit first)", title_justify="left")
+def gpu_table(plan: Plan, top: int = 0) -> Table:
+    shown = plan.gpus[:top] if top else plan.gpus
+    more = len(plan.gpus) - len(shown)
+    t = Table(title="Candidate GPUs (fitting ones first, tightest fit first)", title_justify="left",
+              caption=f"{more} more GPUs: --top 0 shows all, --json lists every one" if more else None,
+              caption_justify="left")
     t.add_column("#", justify="right")
     t.add_column("GPU")
     t.add_column("fits", justify="right")
@@ -98,8 +102,8 @@ def gpu_table(plan: Plan) -> Table:
     t.add_column("decode" if plan.job.inference else "step", justify="right")
     t.add_column("throughput", justify="right")
     t.add_column("time", justify="right")
-    t.add_column("cost")
-    for i, p in enumerate(plan.gpus, 1):
+    t.add_column("job cost" if any(p.cost and p.cost.job for p in shown) else "price per GPU-hour")
+    for i, p in enumerate(shown, 1):
         if p.fits:
             fits = Text(f"yes +{gib(p.headroom)}", style="green")
         elif p.supported is False:
@@ -181,22 +185,22 @@ def footer(plan: Plan) -> Text:
     return text
 
 
-def view(plan: Plan) -> Group:
+def view(plan: Plan, top: int = 0) -> Group:
     parts = [header(plan), Text(), breakdown(plan)]
     if plan.gpus:
-        parts += [Text(), gpu_table(plan)]
+        parts += [Text(), gpu_table(plan, top)]
     parts.append(footer(plan))
     return Group(*parts)
 
 
-def print_plan(plan: Plan, console: Console) -> None:
+def print_plan(plan: Plan, console: Console, top: int = 0) -> None:
     if not console.is_terminal:
         console.width = max(console.width, 130)  # pipes and files get the whole table
-    console.print(view(plan))
+    console.print(view(plan, top))
 
 
-def save_svg(plan: Plan, path: str, width: int = 150) -> None:
+def save_svg(plan: Plan, path: str, width: int = 150, top: int = 0) -> None:
     """The same view as a picture (rich's recorded console), written to `path`."""
     console = Console(record=True, width=width, file=io.StringIO(), force_terminal=True, color_system="truecolor")
-    console.print(view(plan))
+    console.print(view(plan, top))
     console.save_svg(path, title=f"gpudoctor plan {plan.spec.name}")
