@@ -1,0 +1,85 @@
+"""Pasted text, made safe to parse: decoded, normalised, addressable by line.
+
+Pastes arrive as anything: UTF-8 with emoji, cp1252 from a Windows console,
+mojibake, ANSI colour codes, NUL bytes from a binary, Windows line endings,
+10 MB logs. Parsers only ever see `Paste`: plain text with "\n" line ends and a
+way to turn a match position into the 1-based line number that sources cite.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+# CSI/OSC escape sequences (colours, cursor moves, hyperlinks) and other C0 controls except \t and \n.
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Fullwidth punctuation some consoles (CJK locales) print in "GPU 0： Tesla P100".
+_FULLWIDTH = str.maketrans({"：": ":", "，": ",", "（": "(", "）": ")", "\u00a0": " ", "\u3000": " "})
+
+
+def decode(data: bytes | str) -> str:
+    """Bytes to text without ever failing: UTF-8 where it is valid, and each
+    invalid run decoded as cp1252 (what Windows consoles write), so a paste
+    that mixes encodings keeps its readable parts."""
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    out: list[str] = []
+    pos = 0
+    while pos < len(data):
+        try:
+            out.append(data[pos:].decode("utf-8"))
+            break
+        except UnicodeDecodeError as exc:
+            out.append(data[pos:pos + exc.start].decode("utf-8"))
+            bad = data[pos + exc.start:pos + exc.end]
+            out.append(bad.decode("cp1252", errors="replace"))
+            pos += exc.end
+    return "".join(out)
+
+
+def normalise(text: str) -> str:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _ANSI.sub("", text)
+    text = _CONTROL.sub("", text)
+    return text.translate(_FULLWIDTH)
+
+
+@dataclass
+class Paste:
+    """One input (the pasted file, or the --error text), normalised."""
+
+    text: str
+    label: str = ""  # "" for the paste itself, "--error" for the error text
+    _starts: list[int] = field(default_factory=list, repr=False)
+
+    @classmethod
+    def of(cls, data: bytes | str, label: str = "") -> Paste:
+        text = normalise(decode(data))
+        starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        return cls(text, label, starts)
+
+    def line_no(self, pos: int) -> int:
+        """1-based line number of a character offset."""
+        return bisect.bisect_right(self._starts, pos)
+
+    def line(self, number: int) -> str:
+        if number < 1 or number > len(self._starts):
+            return ""
+        start = self._starts[number - 1]
+        end = self._starts[number] - 1 if number < len(self._starts) else len(self.text)
+        return self.text[start:end]
+
+    def where(self, what: str, pos: int) -> str:
+        """A source label: 'nvidia-smi banner line 3'; in the --error text,
+        '--error: torch warning line 1'."""
+        prefix = f"{self.label}: " if self.label else ""
+        return f"{prefix}{what} line {self.line_no(pos)}"
+
+    def __len__(self) -> int:
+        return len(self.text)
