@@ -28,9 +28,17 @@ def _read_input(path: str) -> bytes:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
+_OWN_KEYS = (b'"schema_version"', b'"gpudoctor_version"', b'"snapshot"')
+_SNAPSHOT_KEYS = (b'"driver"', b'"gpus"', b'"frameworks"', b'"system"', b'"cuda_runtimes"')
+
+
 def looks_like_gpudoctor_json(data: bytes) -> bool:
-    head = data[:8192].lstrip()
-    return head.startswith(b"{") and (b'"schema_version"' in head or b'"gpudoctor_version"' in head)
+    """A JSON object with gpudoctor's own keys, or a snapshot's. Such input is
+    read as a snapshot, and when it is not a valid one the error says so (exit 2)."""
+    head = data[:65536].lstrip()
+    if not head.startswith(b"{"):
+        return False
+    return any(k in head for k in _OWN_KEYS) or sum(k in head for k in _SNAPSHOT_KEYS) >= 2
 
 
 @click.command()

@@ -32,23 +32,23 @@ def parse(p: Paste, f: Facts) -> None:
 
 
 def _comfyui(p: Paste, f: Facts) -> None:
-    for m in _COMFY_TORCH.finditer(p.text):
+    for m in p.scan(_COMFY_TORCH, "pytorch version:"):
         f.saw("ComfyUI log")
         f.fw("torch", "version", m.group(1), p.where("ComfyUI log", m.start()))
-    for m in _COMFY_DEVICE.finditer(p.text):
+    for m in p.scan(_COMFY_DEVICE, "device: cuda:"):
         src = p.where("ComfyUI log", m.start())
         f.saw("ComfyUI log")
         f.gpu(src, index=int(m.group(1)), name=m.group(2).strip())
         f.fw("torch", "build", "cuda", src)
         f.fw("torch", "is_available", True, src)
-    for m in _COMFY_VRAM.finditer(p.text):
+    for m in p.scan(_COMFY_VRAM, "total vram"):
         f.extra_reads.append(Read("comfyui.total_vram_mb", m.group(1), p.where("ComfyUI log", m.start())))
-    for m in _COMFY_PLATFORM.finditer(p.text):
+    for m in p.scan(_COMFY_PLATFORM, "** platform"):
         note_os(f, m.group(1), p.where("ComfyUI log", m.start()))
-    for m in _COMFY_PYTHON.finditer(p.text):
+    for m in p.scan(_COMFY_PYTHON, "** python version"):
         f.put("system.python", m.group(1), p.where("ComfyUI log", m.start()))
     device: int | None = None
-    for m in _COMFY_INFO.finditer(p.text):
+    for m in p.scan(_COMFY_INFO, "- **"):
         f.saw("ComfyUI system information")
         key, value, src = m.group(1), m.group(2).strip(), p.where("ComfyUI system information", m.start())
         if key == "OS":
@@ -67,11 +67,11 @@ def _comfyui(p: Paste, f: Facts) -> None:
                 f.fw("torch", "build", "cuda", src)
                 f.fw("torch", "is_available", True, src)
         elif key == "VRAM Total" and device is not None and value.isdigit():
-            f.gpu(src, index=device, memory_total_mib=int(value) // (1024 * 1024))
+            f.gpu(src, index=device, memory_total_mib=round(int(value) / (1024 * 1024)))
 
 
 def _ultralytics(p: Paste, f: Facts) -> None:
-    for m in _ULTRA.finditer(p.text):
+    for m in p.scan(_ULTRA, "python-"):
         src = p.where("Ultralytics banner", m.start())
         f.saw("Ultralytics banner")
         f.put("system.python", m.group(1), src)
@@ -81,7 +81,7 @@ def _ultralytics(p: Paste, f: Facts) -> None:
             f.fw("torch", "is_available", True, src)
             for g in _ULTRA_GPU.finditer(p.text, m.start(3), m.start(3) + 2000):
                 f.gpu(src, index=int(g.group(1)), name=g.group(2).strip(), memory_total_mib=int(g.group(3)))
-    for m in _OLD_YOLO.finditer(p.text):
+    for m in p.scan(_OLD_YOLO, "yolov5 "):
         src = p.where("YOLOv5 banner", m.start())
         f.saw("YOLOv5 banner")
         f.fw("torch", "version", m.group(1), src)

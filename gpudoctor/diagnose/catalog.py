@@ -40,6 +40,9 @@ class ErrorEntry:
     related: tuple[str, ...] = ()
     note: str = ""
     compiled: tuple[re.Pattern, ...] = field(default=(), compare=False, repr=False)
+    # Per pattern, a lower-case literal every match contains (None: no such literal):
+    # lines without it are skipped without running the regex.
+    literals: tuple[str | None, ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -86,31 +89,100 @@ def parse_catalog(raw: str) -> tuple[ErrorEntry, ...]:
             compiled = tuple(re.compile(p, re.I | re.M) for p in entry.patterns)
         except re.error as exc:
             raise CatalogError(f"{where}: bad pattern: {exc}") from None
-        entries.append(ErrorEntry(**{**entry.__dict__, "compiled": compiled}))
+        literals = tuple(required_literal(p) for p in entry.patterns)
+        entries.append(ErrorEntry(**{**entry.__dict__, "compiled": compiled, "literals": literals}))
     return tuple(entries)
+
+
+_META = set("\\.^$*+?{}[]|()")
+
+
+def required_literal(pattern: str) -> str | None:
+    """The longest run of plain characters outside any group, class or
+    quantified atom: text every match must contain. None when the pattern has
+    a top-level alternative or no run of at least 3 characters."""
+    runs, run, depth, i = [], "", 0, 0
+    while i < len(pattern):
+        c = pattern[i]
+        nxt = pattern[i + 1] if i + 1 < len(pattern) else ""
+        if c == "\\":
+            esc = pattern[i + 1:i + 2]
+            if depth == 0 and esc and not esc.isalnum():
+                run, i = run + esc, i + 2
+                continue
+            runs.append(run)
+            run, i = "", i + 2
+            continue
+        if c in "([{":
+            runs.append(run)
+            run = ""
+            if c in "[{":  # a class or a quantifier: skip to its end
+                i = pattern.find("]" if c == "[" else "}", i + 2) + 1 or len(pattern)
+                continue
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return None
+        elif depth == 0 and c not in _META:
+            if nxt in ("?", "*", "{"):
+                runs.append(run)
+                run = ""
+            else:
+                run += c
+            i += 1
+            continue
+        else:
+            runs.append(run)
+            run = ""
+        i += 1
+    runs.append(run)
+    best = max(runs, key=len)
+    return best.lower() if len(best.strip()) >= 3 else None
 
 
 def match_text(text: str, entries: tuple[ErrorEntry, ...] | None = None) -> list[Match]:
     """Every line of `text` that an entry matches. On one line only the first
-    entry in catalogue order counts: specific entries come before general ones."""
+    entry in catalogue order counts: specific entries come before general ones.
+    Patterns are matched line by line; a literal filter skips most lines."""
     entries = load_catalog() if entries is None else entries
-    starts: list[int] | None = None
-    best: dict[int, tuple[int, int, int]] = {}  # line start -> (entry index, match start, match end)
+    lower = text.lower()
+    if len(lower) != len(text):
+        lower = None
+    best: dict[int, tuple[int, int]] = {}  # line start -> (entry index, line end)
     for idx, entry in enumerate(entries):
-        for pattern in entry.compiled:
-            for m in pattern.finditer(text):
-                line_start = text.rfind("\n", 0, m.start()) + 1
-                if line_start not in best or best[line_start][0] > idx:
-                    best[line_start] = (idx, m.start(), m.end())
+        for pattern, literal in zip(entry.compiled, entry.literals or (None,) * len(entry.compiled)):
+            for start, end in _candidate_lines(text, lower, literal):
+                if start in best and best[start][0] <= idx:
+                    continue
+                if pattern.search(text, start, end):
+                    best[start] = (idx, end)
     out: list[Match] = []
+    starts: list[int] | None = None
     for line_start in sorted(best):
         if starts is None:
             starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        idx, _, _ = best[line_start]
-        end = text.find("\n", line_start)
-        line = text[line_start:end if end >= 0 else len(text)].strip()
-        out.append(Match(entries[idx], _line_no(starts, line_start), line[:400]))
+        idx, end = best[line_start]
+        out.append(Match(entries[idx], _line_no(starts, line_start), text[line_start:end].strip()[:400]))
     return out
+
+
+def _candidate_lines(text: str, lower: str | None, literal: str | None):
+    if literal is None or lower is None:
+        pos = 0
+        while pos <= len(text):
+            end = text.find("\n", pos)
+            end = len(text) if end < 0 else end
+            yield pos, end
+            pos = end + 1
+        return
+    pos = lower.find(literal)
+    while pos >= 0:
+        start = lower.rfind("\n", 0, pos) + 1
+        end = lower.find("\n", pos)
+        end = len(lower) if end < 0 else end
+        yield start, end
+        pos = lower.find(literal, end)
 
 
 def _line_no(starts: list[int], pos: int) -> int:

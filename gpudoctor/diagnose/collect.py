@@ -8,6 +8,7 @@ wins (the first on a tie) and the disagreement is kept, to be shown.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,6 +55,7 @@ class GpuDraft:
     fields: dict[str, Value] = field(default_factory=dict)
 
 
+@functools.lru_cache(maxsize=4096)
 def gpu_key(name: str) -> str:
     s = name.lower().replace("...", " ")
     s = re.sub(r"\b(nvidia|geforce|tesla|quadro)\b", " ", s)
@@ -71,6 +73,7 @@ class Facts:
         self.libraries: dict[str, list[tuple[dict[str, Any], int]]] = {"cudnn": [], "nccl": []}
         self.packages: dict[str, Value] = {}
         self.signals: list[Signal] = []
+        self._signal_keys: set[tuple[str, str]] = set()
         self.formats: list[str] = []  # formats recognised, in order of first sight
         self.conflicts: list[str] = []
         self.extra_reads: list[Read] = []  # facts shown but not part of the snapshot
@@ -89,10 +92,15 @@ class Facts:
             return
         if have.value == value:
             return
+        if _refines(value, have.value) and rank >= have.rank - 1:
+            store[key] = Value(value, source, max(rank, have.rank))  # "8" then "8.1.0": the same, said precisely
+            return
+        if _refines(have.value, value):
+            return
         if rank > have.rank:
             store[key] = Value(value, source, rank)
             self.conflicts.append(f"{label}: {value} ({source}) over {have.value} ({have.source})")
-        elif rank == have.rank:
+        else:
             self.conflicts.append(f"{label}: kept {have.value} ({have.source}), not {value} ({source})")
 
     # --- facts ---------------------------------------------------------------------
@@ -110,9 +118,10 @@ class Facts:
         have = store.get(key)
         if key == "version" and have and isinstance(value, str) and isinstance(have.value, str) \
                 and have.value.partition("+")[0] == value.partition("+")[0]:
-            # "2.6.0" and "2.6.0+cu126" are one version; keep the one that says more.
-            if "+" in value and "+" not in have.value:
-                store[key] = Value(value, source, max(rank, have.rank))
+            # "2.6.0" and "2.6.0+cu126" are one version: keep the one that says
+            # more, with the better source.
+            if ("+" in value and "+" not in have.value) or ("+" in value) == ("+" in have.value) and rank > have.rank:
+                store[key] = Value(value, source, rank)
             return
         self._keep(store, key, value, source, rank, f"{name}.{key}")
 
@@ -177,13 +186,20 @@ class Facts:
         libs.append((values, rank))
 
     def signal(self, sig: Signal) -> None:
-        if not any(s.entry == sig.entry and s.text == sig.text for s in self.signals):
+        if (sig.entry, sig.text) not in self._signal_keys:
+            self._signal_keys.add((sig.entry, sig.text))
             self.signals.append(sig)
 
     @property
     def empty(self) -> bool:
         return not (self.scalars or self.frameworks or self.gpus or self.runtimes or self.packages
                     or self.signals or any(self.libraries.values()) or self.no_gpus)
+
+
+def _refines(precise: Any, rough: Any) -> bool:
+    """'8.1.0' refines '8'; '12.1' refines '12'."""
+    return isinstance(precise, str) and isinstance(rough, str) and precise.startswith(rough + ".") \
+        and bool(re.fullmatch(r"\d+(?:\.\d+)*", precise))
 
 
 def _same_name(draft: GpuDraft, name: str, truncated: bool) -> bool:

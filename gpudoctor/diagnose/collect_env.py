@@ -23,13 +23,16 @@ _LINE = re.compile(
     r"Libc version|Python version|Python platform|Is CUDA available|CUDA runtime version|"
     r"GPU models and configuration|Nvidia driver version|cuDNN version|HIP runtime version)"
     r":?[ \t]{0,20}([^\n]{0,300})$", re.M)
+_KEYS = ("pytorch version", "is debug build", "cuda used to build", "rocm used to build", "os:", "libc version",
+         "python version", "python platform", "is cuda available", "cuda runtime version", "gpu models and",
+         "nvidia driver version", "cudnn version", "hip runtime version")
 _VERSION = re.compile(r"\d+(?:\.\d+)+")
 _CUDNN_FILE = re.compile(r"(?:libcudnn[\w]{0,30}\.so\.(\d+(?:\.\d+){0,3})|cudnn[\w]{0,30}?64_(\d+)\.dll)", re.I)
 
 
 def parse(p: Paste, f: Facts) -> None:
     marker = "Collecting environment information" in p.text
-    for m in _LINE.finditer(p.text):
+    for m in p.scan(_LINE, *_KEYS):
         key, value = m.group(1), m.group(2).strip()
         if key != "PyTorch version" and not p.text.startswith(":", m.end(1)):
             continue

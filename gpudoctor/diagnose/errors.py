@@ -67,8 +67,14 @@ def parse(p: Paste, f: Facts) -> None:
         f.saw("error messages")
 
 
+def _sm_warnings(p: Paste):
+    """_SM_WARN matches, looked for only on lines that mention a CUDA capability."""
+    for start, end in p.lines_with("with cuda capabilit"):
+        yield from _SM_WARN.finditer(p.text, start, end)
+
+
 def _arch_messages(p: Paste, f: Facts) -> None:
-    for m in _SM_WARN.finditer(p.text):
+    for m in _sm_warnings(p):
         src = p.where("PyTorch warning", m.start())
         # The line may start with the warning's file and category: keep what follows "Warning:".
         name = re.split(r"Warning:\s*", m.group(1))[-1].strip(" :`'\"")
@@ -79,29 +85,30 @@ def _arch_messages(p: Paste, f: Facts) -> None:
         if tail:
             arch = tuple(tail.group(1).split())
             f.fw("torch", "arch_list", arch, p.where("PyTorch warning", tail.start()))
-    for m in _FOUND_GPU.finditer(p.text):
+    for m in p.scan(_FOUND_GPU, "found gpu"):
         src = p.where("PyTorch warning", m.start())
         f.gpu(src, index=int(m.group(1)), name=m.group(2).strip(), compute_capability=m.group(3))
         f.fw("torch", "build", "cuda", src)
     for m in _CC_RANGE.finditer(p.text):
         f.put("torch.cc_min", m.group(1), p.where("PyTorch warning", m.start()))
         f.put("torch.cc_max", m.group(2), p.where("PyTorch warning", m.start()))
-    for m in _CC_MIN.finditer(p.text):
+    for m in p.scan(_CC_MIN, "minimum cuda capability"):
         f.put("torch.cc_min", m.group(1), p.where("PyTorch warning", m.start()))
-    for m in _YOUR_GPU.finditer(p.text):
+    for m in p.scan(_YOUR_GPU, "gpu has compute capability"):
         f.gpu(p.where("error message", m.start()), name=m.group(1).strip(), compute_capability=m.group(2))
-    for m in _TORCH_CPU.finditer(p.text):
+    for m in p.scan(_TORCH_CPU, "not compiled with cuda"):
         f.fw("torch", "build", "cpu", p.where("PyTorch error", m.start()))
-    for m in _JAX_CPU.finditer(p.text):
+    for m in p.scan(_JAX_CPU, "cuda-enabled jaxlib"):
         f.fw("jax", "build", "cpu", p.where("JAX warning", m.start()))
 
 
 def _driver_and_toolkit(p: Paste, f: Facts) -> None:
-    for m in _DRIVER_OLD.finditer(p.text):
+    for m in p.scan(_DRIVER_OLD, "too old (found version"):
         cv = cuda_version(int(m.group(1)))
         f.put("driver.cuda_api", str(cv) if cv else None, p.where("PyTorch error", m.start()))
-    for rx, what in ((_TORCH_EXT, "PyTorch error"), (_DEEPSPEED, "DeepSpeed error")):
-        for m in rx.finditer(p.text):
+    ext = _TORCH_EXT.finditer(p.text) if "mismatches the version" in (p.lower or p.text.lower()) else ()
+    for matches, what in ((ext, "PyTorch error"), (p.scan(_DEEPSPEED, "installed cuda version"), "DeepSpeed error")):
+        for m in matches:
             src = p.where(what, m.start())
             f.runtime(version=m.group(1), path="(CUDA_HOME, as the error reports it)", kind="toolkit", source=src,
                       nvcc=m.group(1))
@@ -110,24 +117,26 @@ def _driver_and_toolkit(p: Paste, f: Facts) -> None:
 
 
 def _cudnn_messages(p: Paste, f: Facts) -> None:
-    for m in _CUDNN_TF.finditer(p.text):
+    for m in p.scan(_CUDNN_TF, "loaded runtime cudnn"):
         _cudnn_pair(p, f, m, m.group(2), m.group(1))
-    for m in _CUDNN_TF_OLD.finditer(p.text):
+    for m in p.scan(_CUDNN_TF_OLD, "loaded runtime cudnn"):
         _cudnn_pair(p, f, m, cudnn_from_int(int(m.group(2))), cudnn_from_int(int(m.group(1))))
-    for rx in (_CUDNN_JAX, _CUDNN_JAX_OUTDATED):
-        for m in rx.finditer(p.text):
-            built, loaded = (m.group(2), m.group(1)) if rx is _CUDNN_JAX else (m.group(1), m.group(2))
-            src = p.where("JAX error", m.start())
-            f.fw("jax", "build", "cuda", src)
-            f.fw("jax", "cudnn", cudnn_from_int(int(built)), src)
-            f.extra_reads.append(Read("cudnn.loaded", cudnn_from_int(int(loaded)), src))
-    for m in _TF_CUDNN_LOADED.finditer(p.text):
+    pairs = [(m, m.group(2), m.group(1)) for m in p.scan(_CUDNN_JAX, "but jax was built against")]
+    if "outdated cudnn" in (p.lower or p.text.lower()):  # this message spans lines: read the whole text
+        pairs += [(m, m.group(1), m.group(2)) for m in _CUDNN_JAX_OUTDATED.finditer(p.text)]
+    for m, built, loaded in pairs:
+        src = p.where("JAX error", m.start())
+        f.fw("jax", "build", "cuda", src)
+        f.fw("jax", "cudnn", cudnn_from_int(int(built)), src)
+        f.extra_reads.append(Read("cudnn.loaded", cudnn_from_int(int(loaded)), src))
+    for m in p.scan(_TF_CUDNN_LOADED, "loaded cudnn version"):
         f.extra_reads.append(Read("cudnn.loaded", cudnn_from_int(int(m.group(1))), p.where("TensorFlow log", m.start())))
 
 
 def _cudnn_pair(p: Paste, f: Facts, m: re.Match, built: str, loaded: str) -> None:
     line = p.line(p.line_no(m.start())).lower()
-    fw = "jax" if "xla/" in line or ("jax" in p.text.lower() and "tensorflow" not in p.text.lower()) else "tensorflow"
+    text = p.lower or p.text.lower()
+    fw = "jax" if "xla/" in line or ("jax" in text and "tensorflow" not in text) else "tensorflow"
     src = p.where("cuDNN error", m.start())
     f.fw(fw, "build", "cuda", src)
     f.fw(fw, "cudnn", built, src)
@@ -135,10 +144,10 @@ def _cudnn_pair(p: Paste, f: Facts, m: re.Match, built: str, loaded: str) -> Non
 
 
 def _device_lines(p: Paste, f: Facts) -> None:
-    for m in _TF_IGNORE.finditer(p.text):
+    for m in p.scan(_TF_IGNORE, "ignoring visible gpu device"):
         f.gpu(p.where("TensorFlow log", m.start()), index=int(m.group(1)), name=m.group(2).strip(),
               pci_bus_id=m.group(3).strip(), compute_capability=m.group(4))
-    for m in _TF_CREATED.finditer(p.text):
+    for m in p.scan(_TF_CREATED, "device:gpu:"):
         src = p.where("TensorFlow log", m.start())
         f.gpu(src, index=int(m.group(1)), name=m.group(3).strip(), pci_bus_id=m.group(4).strip(),
               compute_capability=m.group(5))
@@ -151,8 +160,8 @@ def _device_lines(p: Paste, f: Facts) -> None:
         cc = body.group(2) or f"{body.group(3)}.{body.group(4)}"
         f.gpu(p.where("TensorFlow log", m.start()), index=int(m.group(1)), name=body.group(1).strip(),
               compute_capability=cc)
-    for m in _XLA_DEVICE.finditer(p.text):
+    for m in p.scan(_XLA_DEVICE, "streamexecutor device"):
         f.gpu(p.where("XLA log", m.start()), index=int(m.group(1)), name=m.group(2).strip(),
               compute_capability=m.group(3))
-    for m in _TF_DSO.finditer(p.text):
+    for m in p.scan(_TF_DSO, "successfully opened dynamic library"):
         f.fw("tensorflow", "build", "cuda", p.where("TensorFlow log", m.start()), TOOL)

@@ -13,10 +13,10 @@ _BANNER = re.compile(r"NVIDIA-SMI {1,40}([\d.]{1,20}) {1,40}Driver Version: {0,1
 _BUS = r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]"
 # |   0  NVIDIA GeForce RTX 4090        Off |   00000000:01:00.0  On |                  Off |
 # Quantifiers are bounded so that no input line can make a match quadratic.
-_ROW = re.compile(rf"^\| {{1,10}}(\d{{1,3}}) {{1,10}}(\S[^|\n]{{0,100}}?) {{1,40}}(On|Off|WDDM|TCC) {{1,10}}\|"
+_ROW = re.compile(rf"^[ \t]{{0,8}}\| {{1,10}}(\d{{1,3}}) {{1,10}}(\S[^|\n]{{0,100}}?) {{1,40}}(On|Off|WDDM|TCC) {{1,10}}\|"
                   rf" {{1,10}}({_BUS}) {{1,10}}(?:On|Off|N/A) {{0,10}}\| {{0,40}}([^| \n]{{0,20}}) {{0,10}}\|", re.M)
 _MEM = re.compile(r"(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
-_MIG_CELL = re.compile(r"^\|[^|\n]{0,80}\|[^|\n]{0,80}\| {0,40}(Enabled|Disabled) {0,10}\|")
+_MIG_CELL = re.compile(r"^[ \t]{0,8}\|[^|\n]{0,80}\|[^|\n]{0,80}\| {0,40}(Enabled|Disabled) {0,10}\|")
 _LIST = re.compile(r"^GPU (\d{1,3}): ([^\n(]{1,120}?)(?: \(UUID: ((?:GPU|MIG)-[0-9A-Fa-f-]{1,60})\))?[ \t]{0,20}$", re.M)
 _MIG = re.compile(r"^[ \t]{1,10}MIG \S{1,20} {1,10}Device {1,10}\d{1,3}: \(UUID: MIG-", re.M)
 _PROC = re.compile(r"NVRM version: NVIDIA UNIX (Open Kernel Module for \S{1,20}|\S{1,20} Kernel Module) {1,10}"
@@ -119,12 +119,19 @@ def _query_key(header: str) -> str:
     return re.sub(r"\s*\[.*?\]\s*$", "", header.strip()).lower()
 
 
+# A header line names at least two of these fields.
+_HEADER_NEEDLES = ("--query-gpu", "driver_version", "compute_cap", "memory.total", "pci.bus_id", "gpu_name",
+                   "name, ")
+
+
 def _query_csv(p: Paste, f: Facts) -> None:
-    lines = p.text.split("\n") if ("," in p.text and ("--query-gpu" in p.text or "driver_version" in p.text
-                                                      or "compute_cap" in p.text or "memory.total" in p.text
-                                                      or "pci.bus_id" in p.text)) else []
-    i = 0
-    while i < len(lines):
+    heads = sorted({start for needle in _HEADER_NEEDLES for start, _ in p.lines_with(needle)})
+    lines = p.text.split("\n") if heads else []
+    done = -1
+    for start in heads:
+        i = p.line_no(start) - 1
+        if i <= done:
+            continue
         keys: list[str] | None = None
         cmd = _QUERY_CMD.search(lines[i])
         if cmd:
@@ -138,7 +145,6 @@ def _query_csv(p: Paste, f: Facts) -> None:
                 keys = cells
                 i += 1
         if not keys or not any(k in _QUERY_FIELDS for k in keys):
-            i += 1
             continue
         f.saw("nvidia-smi --query-gpu")
         row_no = 0
@@ -146,6 +152,7 @@ def _query_csv(p: Paste, f: Facts) -> None:
             _query_row(p, f, keys, lines[i].split(","), i + 1, row_no)
             row_no += 1
             i += 1
+        done = i
 
 
 def _query_row(p: Paste, f: Facts, keys: list[str], cells: list[str], line_no: int, row_no: int) -> None:
@@ -187,8 +194,13 @@ def _detail(p: Paste, f: Facts) -> None:
     count = 0
     stack: list[tuple[int, str]] = []
     pos = offset
+    strangers = 0
     for line in p.text[offset:].split("\n"):
         here, pos = pos, pos + len(line) + 1
+        # -q output is one block of "Key   : value" lines and section headers; stop where it ends.
+        strangers = 0 if _q_shaped(line) else strangers + 1
+        if strangers > 20:
+            break
         bus = _Q_GPU.match(line) if line.startswith("GPU ") else None
         if bus:
             _flush_q(f, gpu, gpu_src, count)
@@ -217,6 +229,14 @@ def _detail(p: Paste, f: Facts) -> None:
             continue
         _q_field(gpu, path, value)
     _flush_q(f, gpu, gpu_src, count)
+
+
+_Q_SHAPE = re.compile(r"[ \t]*(?:[A-Za-z][\w ./()+-]{0,60}?[ \t]+:|[A-Za-z][\w ./()+-]{0,60}$)|GPU [0-9A-Fa-f]|=+NVSMI")
+
+
+def _q_shaped(line: str) -> bool:
+    """A line -q prints: blank, "Key    : value", a section header, a GPU header."""
+    return not line.strip() or bool(_Q_SHAPE.match(line))
 
 
 def _q_field(gpu: dict, path: str, value: str) -> None:

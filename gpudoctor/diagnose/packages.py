@@ -28,15 +28,21 @@ _INTERESTING = re.compile(r"^(torch|torchvision|torchaudio|pytorch|pytorch-cuda|
                           r"bitsandbytes|python|ultralytics|vllm)$", re.I)
 
 
+# Each interesting name contains one of these: the filter for the column lines.
+_COLUMN_WORDS = ("torch", "tensorflow", "tf-nightly", "jax", "cupy", "nvidia-", "cudatoolkit", "cudnn", "nccl",
+                 "cuda-", "deepspeed", "xformers", "flash-attn", "bitsandbytes", "python", "ultralytics", "vllm",
+                 "triton")
+
+
 def parse(p: Paste, f: Facts) -> None:
-    for m in _FREEZE.finditer(p.text):
+    for m in p.scan(_FREEZE, "=="):
         f.saw(f"pip freeze ([{m.group(1)}])" if m.group(1) else "pip freeze")
         f.package(m.group(2), m.group(3), p.where("pip freeze" if not m.group(1) else "collect_env", m.start()))
-    for m in _CONDA_TAGGED.finditer(p.text):
+    for m in p.scan(_CONDA_TAGGED, "[conda]"):
         f.saw("collect_env [conda]")
         _conda(f, m.group(1), m.group(2), m.group(3), p.where("collect_env [conda]", m.start()))
     conda_block = "# packages in environment at" in p.text or re.search(r"^#\s*Name\s+Version\s+Build", p.text, re.M)
-    for m in _COLUMNS.finditer(p.text):
+    for m in p.scan(_COLUMNS, *_COLUMN_WORDS):
         name = m.group(1)
         if not _INTERESTING.match(name):
             continue
@@ -54,7 +60,7 @@ def parse(p: Paste, f: Facts) -> None:
         cu = re.search(r"nvidia-[\w-]+-cu(\d+)", requires.group(1)) if requires else None
         if cu and m.group(1).lower() == "torch":
             f.fw("torch", "build", "cuda", p.where("pip show Requires", m.start()))
-    for m in _CHECKS.finditer(p.text):
+    for m in p.scan(_CHECKS, "torch"):
         f.saw("yolo checks")
         f.package(m.group(1), m.group(2), p.where("yolo checks", m.start()))
 

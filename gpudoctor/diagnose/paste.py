@@ -9,6 +9,7 @@ way to turn a match position into the 1-based line number that sources cite.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # Fullwidth punctuation some consoles (CJK locales) print in "GPU 0： Tesla P100".
-_FULLWIDTH = str.maketrans({"：": ":", "，": ",", "（": "(", "）": ")", "\u00a0": " ", "\u3000": " "})
+_FULLWIDTH = {"：": ":", "，": ",", "（": "(", "）": ")", "\u00a0": " ", "\u3000": " "}
 
 
 def decode(data: bytes | str) -> str:
@@ -45,9 +46,13 @@ def decode(data: bytes | str) -> str:
 
 def normalise(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _ANSI.sub("", text)
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
     text = _CONTROL.sub("", text)
-    return text.translate(_FULLWIDTH)
+    for char, plain in _FULLWIDTH.items():
+        if char in text:
+            text = text.replace(char, plain)
+    return text
 
 
 @dataclass
@@ -57,6 +62,8 @@ class Paste:
     text: str
     label: str = ""  # "" for the paste itself, "--error" for the error text
     _starts: list[int] = field(default_factory=list, repr=False)
+    # Lines a tool parser has read: the free-text reader leaves them alone.
+    claimed: set[int] = field(default_factory=set, repr=False)
 
     @classmethod
     def of(cls, data: bytes | str, label: str = "") -> Paste:
@@ -75,11 +82,45 @@ class Paste:
         end = self._starts[number] - 1 if number < len(self._starts) else len(self.text)
         return self.text[start:end]
 
-    def where(self, what: str, pos: int) -> str:
+    def where(self, what: str, pos: int, claim: bool = True) -> str:
         """A source label: 'nvidia-smi banner line 3'; in the --error text,
-        '--error: torch warning line 1'."""
+        '--error: torch warning line 1'. Marks the line as read by a tool
+        parser unless claim is False."""
         prefix = f"{self.label}: " if self.label else ""
-        return f"{prefix}{what} line {self.line_no(pos)}"
+        line = self.line_no(pos)
+        if claim:
+            self.claimed.add(line)
+        return f"{prefix}{what} line {line}"
 
     def __len__(self) -> int:
         return len(self.text)
+
+    @functools.cached_property
+    def lower(self) -> str | None:
+        """The text lower-cased, when that keeps every offset (almost always)."""
+        low = self.text.lower()
+        return low if len(low) == len(self.text) else None
+
+    def scan(self, rx: re.Pattern, *needles: str):
+        """rx's matches on the lines that contain one of `needles` (lower
+        case). For patterns that match within one line: the filter keeps
+        expensive patterns off the lines that cannot match."""
+        lines = sorted({span for needle in needles for span in self.lines_with(needle)})
+        for start, end in lines:
+            yield from rx.finditer(self.text, start, end)
+
+    def lines_with(self, needle: str) -> list[tuple[int, int]]:
+        """(start, end) of every line that contains `needle` (lower case),
+        found with str.find: a cheap filter before a costlier regex."""
+        hay = self.lower
+        if hay is None:
+            return [(0, len(self.text))]
+        starts, last = self._starts, len(self._starts)
+        out: list[tuple[int, int]] = []
+        pos = hay.find(needle)
+        while pos >= 0:
+            n = bisect.bisect_right(starts, pos)  # 1-based line number
+            end = starts[n] - 1 if n < last else len(hay)
+            out.append((starts[n - 1], end))
+            pos = hay.find(needle, end)
+        return out

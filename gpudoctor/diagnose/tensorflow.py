@@ -17,7 +17,7 @@ from gpudoctor.diagnose.system import note_os
 _Q = r"""['"]"""
 _BUILD_STR = re.compile(rf"{_Q}(cuda_version|cudnn_version){_Q}\]?\s{{0,4}}[,:=]\s{{0,4}}{_Q}?([\w.]{{1,20}}){_Q}?")
 _BUILD_BOOL = re.compile(rf"{_Q}(is_cuda_build|is_rocm_build){_Q}\]?\s{{0,4}}[,:=]\s{{0,4}}(True|False)")
-_BUILD_ARCH = re.compile(rf"{_Q}cuda_compute_capabilities{_Q}\]?\s{{0,4}}[,:=]\s{{0,4}}\[([^\]]{{0,800}})\]")
+_BUILD_ARCH = re.compile(rf"{_Q}cuda_compute_capabilities{_Q}\]?\s{{0,4}}[,:=]\s{{0,40}}\[([^\]]{{0,800}})\]")
 _TEMPLATE = re.compile(
     r"^[ \t]{0,4}[-*][ \t]{0,4}\**(OS Platform and Distribution|TensorFlow installed from|TensorFlow version|"
     r"Python version|CUDA/cuDNN version|GPU model and memory)[^:\n]{0,80}:\**[ \t]{0,8}([^\n]{0,200})$", re.M | re.I)
@@ -36,14 +36,17 @@ def _win_version(value: str) -> str:
 
 def parse(p: Paste, f: Facts) -> None:
     _build_info(p, f)
-    for rx in (_TEMPLATE, _HEADINGS):
-        for m in rx.finditer(p.text):
+    low = p.lower or p.text.lower()
+    headings = _HEADINGS.finditer(p.text) if "#" in low and ("cuda/cudnn" in low or "tensorflow version" in low) else ()
+    template = p.scan(_TEMPLATE, "os platform", "tensorflow", "python version", "cuda/cudnn", "gpu model")
+    for matches in (template, headings):
+        for m in matches:
             f.saw("TensorFlow issue template")
             _template_field(f, m.group(1).lower(), m.group(2).strip(" *"), p.where("TensorFlow issue template", m.start()))
 
 
 def _build_info(p: Paste, f: Facts) -> None:
-    for m in _BUILD_STR.finditer(p.text):
+    for m in p.scan(_BUILD_STR, "cuda_version", "cudnn_version"):
         f.saw("tf.sysconfig.get_build_info")
         src = p.where("tf.sysconfig.get_build_info", m.start())
         value = _win_version(m.group(2))
@@ -51,14 +54,15 @@ def _build_info(p: Paste, f: Facts) -> None:
             continue
         f.fw("tensorflow", "cuda" if m.group(1) == "cuda_version" else "cudnn", value, src)
         f.fw("tensorflow", "build", "cuda", src)
-    for m in _BUILD_BOOL.finditer(p.text):
+    for m in p.scan(_BUILD_BOOL, "_build"):
         f.saw("tf.sysconfig.get_build_info")
         src = p.where("tf.sysconfig.get_build_info", m.start())
         if m.group(2) == "True":
             f.fw("tensorflow", "build", "cuda" if m.group(1) == "is_cuda_build" else "rocm", src)
         elif m.group(1) == "is_cuda_build" and "is_rocm_build" not in p.text:
             f.fw("tensorflow", "build", "cpu", src)
-    for m in _BUILD_ARCH.finditer(p.text):
+    arch = _BUILD_ARCH.finditer(p.text) if "cuda_compute_capabilities" in (p.lower or p.text.lower()) else ()
+    for m in arch:
         arch = tuple(re.findall(r"(?:sm|compute)_\d{2,3}[af]?", m.group(1)))
         if arch:
             f.fw("tensorflow", "arch_list", arch, p.where("tf.sysconfig.get_build_info", m.start()))
