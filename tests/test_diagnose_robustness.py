@@ -77,6 +77,15 @@ def test_long_runs_stay_linear():
         judge(trap)
 
 
+def test_decoding_is_linear_and_lossless_where_it_can_be():
+    junk = random.Random(7).randbytes(2 * 1024 * 1024)
+    judge(junk)
+    assert read_paste("Driver Version: 550.54.14 — café".encode("cp1252")).snapshot is not None
+    utf16 = "| NVIDIA-SMI 550.54.14   Driver Version: 550.54.14   CUDA Version: 12.4 |".encode("utf-16")
+    d, _ = judge(utf16)
+    assert d.snapshot.driver.version.value == "550.54.14"
+
+
 @pytest.mark.slow
 def test_ten_megabyte_paste():
     rng = random.Random(6)

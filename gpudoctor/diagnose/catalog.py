@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from importlib import resources
 
+from gpudoctor.diagnose.paste import lower_same_length
 from gpudoctor.findings import CATEGORIES
 from gpudoctor.serde import DataError, from_data
 
@@ -146,50 +147,30 @@ def match_text(text: str, entries: tuple[ErrorEntry, ...] | None = None) -> list
     entry in catalogue order counts: specific entries come before general ones.
     Patterns are matched line by line; a literal filter skips most lines."""
     entries = load_catalog() if entries is None else entries
-    lower = text.lower()
-    if len(lower) != len(text):
-        lower = None
-    best: dict[int, tuple[int, int]] = {}  # line start -> (entry index, line end)
+    lower = lower_same_length(text)
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    best: dict[int, tuple[int, int]] = {}  # line number -> (entry index, line end)
     for idx, entry in enumerate(entries):
         for pattern, literal in zip(entry.compiled, entry.literals or (None,) * len(entry.compiled)):
-            for start, end in _candidate_lines(text, lower, literal):
-                if start in best and best[start][0] <= idx:
+            for line, start, end in _candidate_lines(lower, starts, literal):
+                if line in best and best[line][0] <= idx:
                     continue
                 if pattern.search(text, start, end):
-                    best[start] = (idx, end)
-    out: list[Match] = []
-    starts: list[int] | None = None
-    for line_start in sorted(best):
-        if starts is None:
-            starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        idx, end = best[line_start]
-        out.append(Match(entries[idx], _line_no(starts, line_start), text[line_start:end].strip()[:400]))
-    return out
+                    best[line] = (idx, end)
+    return [Match(entries[idx], line, text[starts[line - 1]:end].strip()[:400])
+            for line, (idx, end) in sorted(best.items())]
 
 
-def _candidate_lines(text: str, lower: str | None, literal: str | None):
-    if literal is None or lower is None:
-        pos = 0
-        while pos <= len(text):
-            end = text.find("\n", pos)
-            end = len(text) if end < 0 else end
-            yield pos, end
-            pos = end + 1
+def _candidate_lines(lower: str, starts: list[int], literal: str | None):
+    """(line number, start, end) of the lines that contain `literal` (all lines without one)."""
+    last = len(starts)
+    if literal is None:
+        for n in range(1, last + 1):
+            yield n, starts[n - 1], (starts[n] - 1 if n < last else len(lower))
         return
     pos = lower.find(literal)
     while pos >= 0:
-        start = lower.rfind("\n", 0, pos) + 1
-        end = lower.find("\n", pos)
-        end = len(lower) if end < 0 else end
-        yield start, end
+        n = bisect.bisect_right(starts, pos)
+        end = starts[n] - 1 if n < last else len(lower)
+        yield n, starts[n - 1], end
         pos = lower.find(literal, end)
-
-
-def _line_no(starts: list[int], pos: int) -> int:
-    return bisect.bisect_right(starts, pos)
-
-
-def entries_for(text: str) -> list[ErrorEntry]:
-    """Distinct entries matched by `text`, in catalogue order."""
-    hit = {m.entry.id for m in match_text(text)}
-    return [e for e in load_catalog() if e.id in hit]

@@ -47,7 +47,7 @@ class Value:
     rank: int
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: two drafts with equal fields are still two GPUs
 class GpuDraft:
     index: int | None = None
     name: Value | None = None
@@ -68,6 +68,7 @@ class Facts:
         self.scalars: dict[str, Value] = {}
         self.frameworks: dict[str, dict[str, Value]] = {}
         self.gpus: list[GpuDraft] = []
+        self._named: dict[str, list[GpuDraft]] = {}  # gpu_key(name) -> drafts, to find GPUs by name quickly
         self.no_gpus: str | None = None  # source of "No devices were found"
         self.runtimes: list[tuple[dict[str, Any], int]] = []
         self.libraries: dict[str, list[tuple[dict[str, Any], int]]] = {"cudnn": [], "nccl": []}
@@ -153,6 +154,7 @@ class Facts:
             elif name and (draft.name is None or rank > draft.name.rank
                            or (draft.truncated and not truncated and rank >= draft.name.rank)):
                 draft.name, draft.truncated = Value(name.rstrip(". ") if truncated else name, source, rank), truncated
+                self._named.setdefault(gpu_key(draft.name.value), []).append(draft)
             for key, value in values.items():
                 self._keep(draft.fields, key, value, source, rank, f"gpus[{draft.index if draft.index is not None else '?'}].{key}")
 
@@ -168,7 +170,9 @@ class Facts:
             return []
         if not name:
             return []
-        return [g for g in self.gpus if _same_name(g, name, truncated)]
+        if truncated or any(g.truncated for g in self.gpus):  # prefix matches: look at every GPU (rare)
+            return [g for g in self.gpus if _same_name(g, name, truncated)]
+        return [g for g in dict.fromkeys(self._named.get(gpu_key(name), ())) if _same_name(g, name, truncated)]
 
     def runtime(self, rank: int = TOOL, **values: Any) -> None:
         """A CUDA runtime or toolkit: version, path, kind, source, nvcc."""

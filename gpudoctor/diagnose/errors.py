@@ -106,7 +106,7 @@ def _driver_and_toolkit(p: Paste, f: Facts) -> None:
     for m in p.scan(_DRIVER_OLD, "too old (found version"):
         cv = cuda_version(int(m.group(1)))
         f.put("driver.cuda_api", str(cv) if cv else None, p.where("PyTorch error", m.start()))
-    ext = _TORCH_EXT.finditer(p.text) if "mismatches the version" in (p.lower or p.text.lower()) else ()
+    ext = _TORCH_EXT.finditer(p.text) if "mismatches the version" in p.lower else ()
     for matches, what in ((ext, "PyTorch error"), (p.scan(_DEEPSPEED, "installed cuda version"), "DeepSpeed error")):
         for m in matches:
             src = p.where(what, m.start())
@@ -122,7 +122,7 @@ def _cudnn_messages(p: Paste, f: Facts) -> None:
     for m in p.scan(_CUDNN_TF_OLD, "loaded runtime cudnn"):
         _cudnn_pair(p, f, m, cudnn_from_int(int(m.group(2))), cudnn_from_int(int(m.group(1))))
     pairs = [(m, m.group(2), m.group(1)) for m in p.scan(_CUDNN_JAX, "but jax was built against")]
-    if "outdated cudnn" in (p.lower or p.text.lower()):  # this message spans lines: read the whole text
+    if "outdated cudnn" in p.lower:  # this message spans lines: read the whole text
         pairs += [(m, m.group(1), m.group(2)) for m in _CUDNN_JAX_OUTDATED.finditer(p.text)]
     for m, built, loaded in pairs:
         src = p.where("JAX error", m.start())
@@ -135,7 +135,7 @@ def _cudnn_messages(p: Paste, f: Facts) -> None:
 
 def _cudnn_pair(p: Paste, f: Facts, m: re.Match, built: str, loaded: str) -> None:
     line = p.line(p.line_no(m.start())).lower()
-    text = p.lower or p.text.lower()
+    text = p.lower
     fw = "jax" if "xla/" in line or ("jax" in text and "tensorflow" not in text) else "tensorflow"
     src = p.where("cuDNN error", m.start())
     f.fw(fw, "build", "cuda", src)

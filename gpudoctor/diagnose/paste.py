@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+import string
 from dataclasses import dataclass, field
 
 # CSI/OSC escape sequences (colours, cursor moves, hyperlinks) and other C0 controls except \t and \n.
@@ -20,28 +21,32 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _FULLWIDTH = {"：": ":", "，": ",", "（": "(", "）": ")", "\u00a0": " ", "\u3000": " "}
 
 
+def _cp1252(byte: int) -> str:
+    try:
+        return bytes([byte]).decode("cp1252")
+    except UnicodeDecodeError:
+        return "\ufffd"
+
+
+# surrogateescape turns each invalid byte 0x80-0xff into U+DC80-U+DCFF: map them to cp1252 in one C-level pass.
+_ESCAPED = {0xDC00 + b: _cp1252(b) for b in range(0x80, 0x100)}
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
 def decode(data: bytes | str) -> str:
     """Bytes to text without ever failing: UTF-8 where it is valid, and each
-    invalid run decoded as cp1252 (what Windows consoles write), so a paste
-    that mixes encodings keeps its readable parts."""
+    invalid byte decoded as cp1252 (what Windows consoles write), so a paste
+    that mixes encodings keeps its readable parts. Linear in the input."""
     if isinstance(data, str):
         return data
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    out: list[str] = []
-    pos = 0
-    while pos < len(data):
-        try:
-            out.append(data[pos:].decode("utf-8"))
-            break
-        except UnicodeDecodeError as exc:
-            out.append(data[pos:pos + exc.start].decode("utf-8"))
-            bad = data[pos + exc.start:pos + exc.end]
-            out.append(bad.decode("cp1252", errors="replace"))
-            pos += exc.end
-    return "".join(out)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with a byte-order mark (PowerShell's `>`)
+        return data.decode("utf-16", errors="replace")
+    return data.decode("utf-8", errors="surrogateescape").translate(_ESCAPED)
+
+
+def lower_same_length(text: str) -> str:
+    low = text.lower()
+    return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
 
 
 def normalise(text: str) -> str:
@@ -96,10 +101,10 @@ class Paste:
         return len(self.text)
 
     @functools.cached_property
-    def lower(self) -> str | None:
-        """The text lower-cased, when that keeps every offset (almost always)."""
-        low = self.text.lower()
-        return low if len(low) == len(self.text) else None
+    def lower(self) -> str:
+        """The text lower-cased, offset for offset (non-ASCII letters whose
+        lower case has another length are left as they are)."""
+        return lower_same_length(self.text)
 
     def scan(self, rx: re.Pattern, *needles: str):
         """rx's matches on the lines that contain one of `needles` (lower
@@ -113,8 +118,6 @@ class Paste:
         """(start, end) of every line that contains `needle` (lower case),
         found with str.find: a cheap filter before a costlier regex."""
         hay = self.lower
-        if hay is None:
-            return [(0, len(self.text))]
         starts, last = self._starts, len(self._starts)
         out: list[tuple[int, int]] = []
         pos = hay.find(needle)

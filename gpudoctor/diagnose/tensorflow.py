@@ -36,7 +36,7 @@ def _win_version(value: str) -> str:
 
 def parse(p: Paste, f: Facts) -> None:
     _build_info(p, f)
-    low = p.lower or p.text.lower()
+    low = p.lower
     headings = _HEADINGS.finditer(p.text) if "#" in low and ("cuda/cudnn" in low or "tensorflow version" in low) else ()
     template = p.scan(_TEMPLATE, "os platform", "tensorflow", "python version", "cuda/cudnn", "gpu model")
     for matches in (template, headings):
@@ -61,7 +61,7 @@ def _build_info(p: Paste, f: Facts) -> None:
             f.fw("tensorflow", "build", "cuda" if m.group(1) == "is_cuda_build" else "rocm", src)
         elif m.group(1) == "is_cuda_build" and "is_rocm_build" not in p.text:
             f.fw("tensorflow", "build", "cpu", src)
-    arch = _BUILD_ARCH.finditer(p.text) if "cuda_compute_capabilities" in (p.lower or p.text.lower()) else ()
+    arch = _BUILD_ARCH.finditer(p.text) if "cuda_compute_capabilities" in p.lower else ()
     for m in arch:
         arch = tuple(re.findall(r"(?:sm|compute)_\d{2,3}[af]?", m.group(1)))
         if arch:
