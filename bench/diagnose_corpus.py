@@ -38,21 +38,24 @@ def outcome(path: Path, matrices) -> tuple[str, bool]:
 def main(verbose: bool) -> int:
     manifest = tomllib.loads((CORPUS / "MANIFEST.toml").read_text())["report"]
     matrices = load_matrices(overlay=None)
-    hits = positives = negatives = false_errors = 0
+    splits: dict[str, list[int]] = {}  # split -> [hits, positives, false errors, negatives]
     for row in manifest:
         got, errors = outcome(CORPUS / row["file"], matrices)
+        tally = splits.setdefault(row.get("split", "development"), [0, 0, 0, 0])
         if row["expected"] == "none":
-            negatives += 1
-            false_errors += errors
+            tally[3] += 1
+            tally[2] += errors
             ok = not errors
         else:
-            positives += 1
+            tally[1] += 1
             ok = got == row["expected"]
-            hits += ok
+            tally[0] += ok
         if verbose or not ok:
             print(f"{'ok  ' if ok else 'MISS'} {row['file']}: expected {row['expected']}, got {got}")
-    print(f"hit rate (first category): {hits}/{positives} = {hits / positives:.0%}")
-    print(f"false-error rate on negatives: {false_errors}/{negatives} = {false_errors / negatives:.0%}")
+    total = [sum(t[i] for t in splits.values()) for i in range(4)]
+    for name, (hits, positives, false_errors, negatives) in [*splits.items(), ("all", total)]:
+        print(f"{name}: hit rate (first category) {hits}/{positives} = {hits / max(positives, 1):.0%}; "
+              f"false-error rate on negatives {false_errors}/{negatives} = {false_errors / max(negatives, 1):.0%}")
     return 0
 
 

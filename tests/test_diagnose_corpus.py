@@ -27,6 +27,7 @@ KNOWN_GAPS = {
     "digitalsreeni-57-gtx1050-torch28.txt": "needs torch 2.8 cu128's arch list in matrices/torch.toml",
     "pytorch-37320-collect-env-driver-410.txt": "needs CUDA 10.x toolkit rows in matrices/cuda.toml",
     "deepspeed-5312-nvcc118-torch-cu12.txt": "needs torch 2.2's PyPI-default build in matrices/torch.toml",
+    "ho-pytorch-160804-rtx5090-cu121.txt": "needs the RTX 5090 in matrices/gpus.toml and torch 2.2 cu121's arch list",
 }
 
 
@@ -44,6 +45,7 @@ def test_manifest_is_complete_and_well_formed():
     for row in MANIFEST:
         assert row["expected"] in CATEGORIES | {"none"}, row
         assert row["source"].startswith("https://github.com/"), row
+        assert row.get("split", "development") in ("development", "held-out"), row
 
 
 def _positive(row):

@@ -20,6 +20,10 @@ MESSAGES = {
                        "capability: 3.0) with Cuda compute capability 3.0. The minimum required Cuda capability is 3.5.",
     "vllm-min-capability": "RuntimeError: GPUs with compute capability below 7.0 are not supported.",
     "no-kernel-image": "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+    "tf-no-kernel-binaries": "TensorFlow was not built with CUDA kernel binaries compatible with compute capability "
+                             "12.0. CUDA kernels will be jit-compiled from PTX, which could take 30 minutes or longer.",
+    "cuda-system-not-ready": "failed call to cuInit: CUDA_ERROR_SYSTEM_NOT_READY: system not yet initialized",
+    "cuda-system-driver-mismatch": "failed call to cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
     "nvcc-unsupported-arch": "nvcc fatal   : Unsupported gpu architecture 'compute_120'",
     "driver-too-old-torch": "RuntimeError: The NVIDIA driver on your system is too old (found version 11040).",
     "driver-insufficient": "CUDA driver version is insufficient for CUDA runtime version",

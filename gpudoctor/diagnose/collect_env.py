@@ -32,6 +32,7 @@ _CUDNN_FILE = re.compile(r"(?:libcudnn[\w]{0,30}\.so\.(\d+(?:\.\d+){0,3})|cudnn[
 
 def parse(p: Paste, f: Facts) -> None:
     marker = "Collecting environment information" in p.text
+    no_cuda, rocm = None, False
     for m in p.scan(_LINE, *_KEYS):
         key, value = m.group(1), m.group(2).strip()
         if key != "PyTorch version" and not p.text.startswith(":", m.end(1)):
@@ -43,9 +44,16 @@ def parse(p: Paste, f: Facts) -> None:
         if key == "cuDNN version":
             _cudnn(p, f, m, value)
             continue
+        if key == "CUDA used to build PyTorch" and _UNKNOWN.match(value):
+            no_cuda = src
+        rocm = rocm or (key == "ROCM used to build PyTorch" and not _UNKNOWN.match(value))
         if _UNKNOWN.match(value):
             continue
         _field(f, key, value, src)
+    # collect_env prints torch.version.cuda, which is None ("None", or "Could not
+    # collect" in some versions) exactly when the imported torch is a CPU build.
+    if no_cuda and not rocm and f.fw_get("torch", "version"):
+        f.fw("torch", "build", "cpu", no_cuda)
 
 
 def _field(f: Facts, key: str, value: str, src: str) -> None:

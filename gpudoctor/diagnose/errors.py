@@ -42,6 +42,8 @@ _TF_CREATED = re.compile(r"device:GPU:(\d{1,2}) with (\d{1,7}) MB memory\)?:?\s{
 _TF_FOUND = re.compile(r"Found device (\d{1,2}) with properties:", re.I)
 _TF_FOUND_BODY = re.compile(r"name: ([^\n]{1,100}?)\s{1,10}(?:computeCapability: (\d{1,2}\.\d)|major: (\d{1,2}) minor: (\d))")
 _XLA_DEVICE = re.compile(r"StreamExecutor device \((\d{1,2})\): ([^,\n]{1,100}), Compute Capability (\d{1,2}\.\d)", re.I)
+_TF_NO_BINARIES = re.compile(r"TensorFlow was not built with CUDA kernel binaries compatible with compute capability "
+                             r"(\d{1,2}\.\d)", re.I)
 _TORCH_CPU = re.compile(r"Torch not compiled with CUDA enabled", re.I)
 _JAX_CPU = re.compile(r"CUDA-enabled jaxlib is not installed", re.I)
 _TF_DSO = re.compile(r"tensorflow[^\n]{0,80}Successfully opened dynamic library (?:lib)?cudart", re.I)
@@ -160,6 +162,10 @@ def _device_lines(p: Paste, f: Facts) -> None:
         cc = body.group(2) or f"{body.group(3)}.{body.group(4)}"
         f.gpu(p.where("TensorFlow log", m.start()), index=int(m.group(1)), name=body.group(1).strip(),
               compute_capability=cc)
+    for m in p.scan(_TF_NO_BINARIES, "not built with cuda kernel binaries"):
+        src = p.where("TensorFlow log", m.start())
+        f.gpu(src, compute_capability=m.group(1), create=not f.gpus)
+        f.fw("tensorflow", "build", "cuda", src)
     for m in p.scan(_XLA_DEVICE, "streamexecutor device"):
         f.gpu(p.where("XLA log", m.start()), index=int(m.group(1)), name=m.group(2).strip(),
               compute_capability=m.group(3))

@@ -15,7 +15,7 @@ from gpudoctor.diagnose.collect import STATED, Facts
 from gpudoctor.diagnose.paste import Paste
 from gpudoctor.diagnose.system import note_os
 
-_TORCH = re.compile(r"\b(?:torch|pytorch)(?:[ \t]{0,2}(?:version|nightly|build))?[ \t]{0,2}(?:[:=_-]{1,2}|[ \t(])[ \t(]{0,2}v?"
+_TORCH = re.compile(r"\b(?:torch|pytorch)(?:[ \t]{0,2}(?:version|nightly|build))?[*_]{0,2}[ \t]{0,2}(?:[:=_-]{1,2}|[ \t(])[ \t(*]{0,3}v?"
                     r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\.dev\d{1,10}|a0\+\w{1,12}|rc\d)?"
                     r"(?:\+(?:cu\d{2,3}|cpu|rocm[\d.]{1,8}))?)(?![\w+])(?!\.\d)", re.I)
 _TORCH_CUDA = re.compile(r"CUDA[ \t]{0,2}\(via torch\)[ \t]{0,2}:?[ \t]{0,2}(\d{1,2}\.\d)", re.I)
@@ -27,7 +27,7 @@ _CUDA = re.compile(r"\bCUDA(?:[ \t]{1,2}(?:toolkit|version|runtime))?[ \t]{0,2}(
                    r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?![.\d])", re.I)
 _CUDNN = re.compile(r"\bcuDNN(?:[ \t]{1,2}version)?[ \t]{0,2}(?:[:=]|is)?[ \t]{0,2}v?(\d\.\d{1,2}(?:\.\d{1,3}){0,2})\b",
                     re.I)
-_PYTHON = re.compile(r"\bPython[ \t]{0,2}(?:version)?[ \t]{0,2}(?:[:=-]|is)?[ \t]{0,2}v?(3\.\d{1,2}(?:\.\d{1,2})?)\b",
+_PYTHON = re.compile(r"\bPython[ \t]{0,2}(?:version)?[*_]{0,2}[ \t]{0,2}(?:[:=-]|is)?[ \t]{0,2}v?(3\.\d{1,2}(?:\.\d{1,2})?)\b",
                      re.I)
 _PY_PATH = re.compile(r"python(3\.\d{1,2})[/\\](?:site|dist)-packages", re.I)
 _OS = re.compile(r"\b(Windows[ \t](?:10|11|Server[ \t]\d{4})|Ubuntu[ \t]\d{2}\.\d{2}(?:\.\d{1,2})?(?:[ \t]LTS)?|"

@@ -17,7 +17,7 @@ _PYTHON = re.compile(r"^python:[ \t]{1,10}(\d\.\d{1,2}\.\d{1,3})", re.M)
 _DEVICES = re.compile(r"^jax\.devices \((\d{1,4}) total, (\d{1,4}) local\): \[([^\n]{0,2000})\]", re.M)
 _DEVICE_INFO = re.compile(r"^device info: ([^\n]{1,120}?)-(\d{1,3}), (\d{1,4}) local devices", re.M)
 _PLATFORM = re.compile(r"^platform: uname_result\(([^\n]{0,600})\)", re.M)
-_GPU_DEVICE = re.compile(r"\b(cuda|gpu|CudaDevice|StreamExecutorGpuDevice)\(id=", re.I)
+_GPU_DEVICE = re.compile(r"\b(cuda|gpu|CudaDevice|GpuDevice|StreamExecutorGpuDevice)\(id=", re.I)
 
 
 def parse(p: Paste, f: Facts) -> None:
