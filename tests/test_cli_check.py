@@ -28,8 +28,9 @@ def run(args):
     return CliRunner().invoke(cli, args, catch_exceptions=False)
 
 
-# Snapshot fixtures only: GD7xx (smoke) fixtures are smoke-judge inputs, tested in tests/rules/test_smoke_fixtures.py.
-@pytest.mark.parametrize("code", sorted(p.name for p in FIXTURES.iterdir() if p.is_dir() and not p.name.startswith("GD7")))
+# Snapshot fixtures only: GD7xx fixtures are smoke-judge inputs and GD8xx ones are pastes.
+@pytest.mark.parametrize("code", sorted(p.name for p in FIXTURES.iterdir()
+                                        if (p / "bad.json").exists() and not p.name.startswith("GD7")))
 def test_json_report_validates_against_schema(tmp_path, code):
     res = run(["check", "--from", snapshot_file(tmp_path, code, "bad"), "--json"])
     data = json.loads(res.stdout)

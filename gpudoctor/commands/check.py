@@ -20,21 +20,30 @@ def load_snapshot_file(path: str) -> Snapshot:
     """Read a snapshot (or a whole `check --json` report) back; UsageError on bad input."""
     try:
         with open(path, encoding="utf-8") if path != "-" else sys.stdin as fh:
-            data = json.load(fh)
+            text = fh.read()
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
         raise InputError(f"{path} is not valid JSON: {exc}") from None
+    from dataclasses import replace
+    return replace(snapshot_from_json(text, path), origin="file")
+
+
+def snapshot_from_json(text: str, name: str) -> Snapshot:
+    """A snapshot from JSON text: a bare snapshot or a whole report. One-line
+    InputError (exit 2) when it is not valid JSON or not a gpudoctor snapshot."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{name} is not valid JSON: {exc}") from None
     if isinstance(data, dict) and "snapshot" in data and "findings" in data:
         data = data["snapshot"]  # a whole report: take its snapshot
     if isinstance(data, dict) and data.get("schema_version", 1) != 1:
-        raise InputError(f"{path}: snapshot schema_version {data.get('schema_version')!r} is not supported")
+        raise InputError(f"{name}: snapshot schema_version {data.get('schema_version')!r} is not supported")
     try:
-        snap = Snapshot.from_dict(data)
+        return Snapshot.from_dict(data)
     except DataError as exc:
-        raise InputError(f"{path} is not a gpudoctor snapshot: {exc}") from None
-    from dataclasses import replace
-    return replace(snap, origin="file")
+        raise InputError(f"{name} is not a gpudoctor snapshot: {exc}") from None
 
 
 def probe(python: str | None, deep: bool, quiet: bool = False) -> Snapshot:

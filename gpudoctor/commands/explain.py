@@ -1,4 +1,14 @@
-"""`gpudoctor explain GDnnn`: what a finding code checks, why, and how to fix it."""
+"""`gpudoctor explain GD201` and `gpudoctor explain "ERROR TEXT"`.
+
+A finding code prints its documentation. Anything else is read as an error
+message and matched against the error catalogue: the cause, how to confirm
+it, the fix and the source of the explanation. On a machine the answer is
+tailored: gpudoctor probes it (unless --no-probe) and shows the findings that
+bear on that error ("driver 535, torch cu130 → GD201").
+
+Exit codes: 0 explained, 1 no known error matches the text, 2 unknown code or
+bad input.
+"""
 
 from __future__ import annotations
 
@@ -12,16 +22,29 @@ from gpudoctor.findings import ExitCode
 
 
 @click.command()
-@click.argument("topic")
+@click.argument("topic", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def explain(topic, as_json):
-    """Explain a finding code (GD201) or an error message."""
+@click.option("--no-probe", is_flag=True, help="Do not look at this machine to tailor the answer.")
+@click.option("--from", "from_file", metavar="SNAPSHOT.json",
+              help="Tailor the answer to a saved snapshot instead of this machine.")
+@click.option("--python", "python", metavar="PATH", help="Tailor to this interpreter's environment.")
+def explain(topic, as_json, no_probe, from_file, python):
+    """Explain a finding code (GD201) or an error message ("CUDA out of memory"; - reads stdin).
+
+    Exit codes: 0 explained, 1 the text matches no known error (try
+    `gpudoctor diagnose` with the whole log), 2 unknown code or bad input.
+    """
+    text = sys.stdin.read() if topic == ("-",) else " ".join(topic)
+    if re.fullmatch(r"\s*GD\d{3}\s*", text, re.I):
+        _explain_code(text.strip().upper(), as_json)
+        return
+    _explain_error(text, as_json, None if no_probe else (from_file, python))
+
+
+def _explain_code(code: str, as_json: bool) -> None:
     from gpudoctor.ruledocs import doc_text, sections
     from gpudoctor.rules.registry import RULES, all_rules
 
-    code = topic.strip().upper()
-    if not re.fullmatch(r"GD\d{3}", code):
-        raise click.UsageError(f"{topic!r} is not a finding code like GD201")
     all_rules()
     rule = RULES.get(code)
     text = doc_text(code)
@@ -43,3 +66,57 @@ def explain(topic, as_json):
     console = stdout_console()
     console.print(f"[bold]{rule.code}[/] {rule.name} · {rule.severity.value} · category {rule.category}")
     console.print(Markdown(text))
+
+
+def _explain_error(text: str, as_json: bool, tailor: tuple[str | None, str | None] | None) -> None:
+    from gpudoctor.diagnose.catalog import match_text
+    from gpudoctor.render.explain import entry_data, machine_data, render_text
+
+    matches = match_text(text)
+    seen: set[str] = set()
+    unique = [m for m in matches if not (m.entry.id in seen or seen.add(m.entry.id))]
+    if not unique:
+        if as_json:
+            from gpudoctor.render.json import dumps
+
+            click.echo(dumps({"query": text[:2000], "matches": [], "machine": None}))
+        click.echo("gpudoctor: no known error matches this text. For a whole log or environment report, run "
+                   "`gpudoctor diagnose FILE` (or pipe it: `... | gpudoctor diagnose -`).", err=True)
+        sys.exit(ExitCode.FINDINGS)
+    machine = _machine(tailor, [m.entry for m in unique]) if tailor is not None else None
+    if as_json:
+        from gpudoctor.render.json import dumps
+
+        click.echo(dumps({"query": text[:2000], "matches": [entry_data(m.entry, m.text) for m in unique],
+                          "machine": machine_data(machine) if machine else None}))
+        return
+    from gpudoctor.render.console import stdout_console
+
+    render_text(stdout_console(), unique, machine)
+
+
+def _machine(tailor: tuple[str | None, str | None], entries):
+    """(snapshot, relevant findings) of this machine or a saved snapshot; None
+    when no snapshot can be had (probes unavailable or failing)."""
+    from gpudoctor.doctor import judge
+    from gpudoctor.matrices import load_matrices
+    from gpudoctor.rules.registry import RULES, all_rules
+
+    from_file, python = tailor
+    if from_file:
+        from gpudoctor.commands.check import load_snapshot_file
+
+        snapshot = load_snapshot_file(from_file)
+    else:
+        try:
+            from gpudoctor.commands.check import probe
+
+            snapshot = probe(python, deep=False, quiet=True)
+        except ImportError:
+            return None  # a build without probes: explain what is known, untailored
+    report = judge(snapshot, load_matrices())
+    all_rules()
+    codes = {c for e in entries for c in (*e.related, *(e.code and [e.code] or []))}
+    categories = {e.category or (RULES[e.code].category if e.code in RULES else None) for e in entries}
+    relevant = [f for f in report.findings if f.code in codes or f.category in categories - {None, "info"}]
+    return snapshot, relevant

@@ -163,7 +163,7 @@ def _conda_forge(choice: Assessment, request: Request, target: Target, matrices,
     deps = {package: f"=={c.version}", **{n: "*" for n in request.companions}}
     if cu:
         deps["cuda-version"] = f"{cu}.*"
-    differs = "" if c.version == choice.candidate.version else f" (a different release than the pip command)"
+    differs = "" if c.version == choice.candidate.version else " (a different release than the pip command)"
     note = (f"conda-forge {package} {c.version}{' with CUDA ' + str(cu) if cu else ''}{differs}; the official "
             f"pytorch channel ended with 2.5. Source: {c.source.split(' ')[0]}")
     return (cmd.conda_install("conda", specs, ["conda-forge"], target.os),

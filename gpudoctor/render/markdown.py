@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from gpudoctor import __version__
 from gpudoctor.doctor import Report
 from gpudoctor.findings import Severity
@@ -65,3 +67,20 @@ def render(report: Report) -> str:
         lines.append("")
     lines += ["### Findings", ""] + findings_md(report)
     return "\n".join(lines) + "\n"
+
+
+def details(summary: str, body: str, lang: str = "") -> list[str]:
+    """A collapsed block for GitHub: <details> with a fenced body (the fence is
+    longer than any backtick run inside, so the body cannot close it)."""
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return ["<details>", f"<summary>{summary}</summary>", "", fence + lang, body, fence, "", "</details>"]
+
+
+def issue_report(report: Report, snapshot_json: str) -> str:
+    """`gpudoctor report`: facts, verdicts and findings with fixes, then the raw
+    snapshot collapsed, so maintainers can replay it with `check --from`."""
+    body = render(report)
+    raw = details("Raw snapshot (replay: save as snapshot.json, run <code>gpudoctor check --from snapshot.json</code>)",
+                  snapshot_json, "json")
+    return body + "\n" + "\n".join(raw) + "\n"

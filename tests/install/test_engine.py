@@ -1,6 +1,5 @@
 """The choice on small hand-made matrices: each test states the facts it uses."""
 
-import pytest
 
 from gpudoctor.install import plan_install
 from gpudoctor.install.request import Request, parse_request

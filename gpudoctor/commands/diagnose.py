@@ -1,0 +1,108 @@
+"""`gpudoctor diagnose FILE|-`: judge a pasted environment report or error.
+
+The paste is read into the same Snapshot a live probe produces (what it does
+not show stays unknown, so no rule can call it an error), the same rules judge
+it, and recognised error lines add GD8xx findings. The output is check's,
+plus what was read from where.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from gpudoctor.cli import InputError
+
+FORMATS = ("text", "json", "markdown")
+MAX_BYTES = 64 * 1024 * 1024
+
+
+def _read_input(path: str) -> bytes:
+    try:
+        if path == "-":
+            return sys.stdin.buffer.read(MAX_BYTES)
+        with open(path, "rb") as fh:
+            return fh.read(MAX_BYTES)
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+_OWN_KEYS = (b'"schema_version"', b'"gpudoctor_version"', b'"snapshot"')
+_SNAPSHOT_KEYS = (b'"driver"', b'"gpus"', b'"frameworks"', b'"system"', b'"cuda_runtimes"')
+
+
+def looks_like_gpudoctor_json(data: bytes) -> bool:
+    """A JSON object with gpudoctor's own keys, or a snapshot's. Such input is
+    read as a snapshot, and when it is not a valid one the error says so (exit 2)."""
+    head = data[:65536].lstrip()
+    if not head.startswith(b"{"):
+        return False
+    return any(k in head for k in _OWN_KEYS) or sum(k in head for k in _SNAPSHOT_KEYS) >= 2
+
+
+@click.command()
+@click.argument("file", required=False, metavar="FILE|-")
+@click.option("--error", "error_text", metavar="TEXT", help="An error message to judge with the paste (or alone).")
+@click.option("--error-file", type=click.Path(dir_okay=False), help="Read the error message from a file.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
+@click.option("-v", "--verbose", is_flag=True, help="Show evidence and fixes for info findings.")
+@click.option("--debug", is_flag=True, hidden=True)
+def diagnose(file, error_text, error_file, fmt, as_json, strict, verbose, debug):
+    """Judge a pasted report: collect_env, nvidia-smi, nvcc, pip/conda lists,
+    ds_report, jax/TensorFlow info, app banners, free text, error messages.
+
+    FILE is a file or - for stdin. Exit codes: 0 no error findings, 1 error
+    findings (--strict: warnings too), 2 unreadable or malformed input.
+    """
+    from gpudoctor.diagnose import read_paste
+    from gpudoctor.diagnose.findings import diagnose_report, read_data
+    from gpudoctor.matrices import load_matrices
+
+    if as_json:
+        fmt = "json"
+    if file is None and not (error_text or error_file):
+        raise click.UsageError("give a FILE (or - for stdin), --error TEXT or --error-file F")
+    if error_text and error_file:
+        raise click.UsageError("--error and --error-file are exclusive")
+    data = _read_input(file) if file is not None else None
+    error = _read_input(error_file) if error_file else (error_text.encode() if error_text else None)
+    base = None
+    if data is not None and looks_like_gpudoctor_json(data):
+        from gpudoctor.commands.check import snapshot_from_json
+
+        base = snapshot_from_json(data.decode("utf-8", errors="replace"), file)
+        data = None
+    matrices = load_matrices()
+    d = read_paste(data, error, matrices, base=base, debug=debug)
+    report = diagnose_report(d, matrices, debug=debug)
+    read = read_data(d)
+    name = "stdin" if file == "-" else file or "--error"
+    if d.empty:
+        click.echo(f"gpudoctor: nothing in {name} that gpudoctor can read (formats: docs/diagnose.md)", err=True)
+    _emit(report, read, name, fmt, strict, verbose)
+    sys.exit(report.exit_code(strict))
+
+
+def _emit(report, read: dict, name: str, fmt: str, strict: bool, verbose: bool) -> None:
+    if fmt == "json":
+        from gpudoctor.render.json import dumps, report_data
+
+        data = report_data(report, "diagnose", strict)
+        data["read"] = read
+        click.echo(dumps(data))
+    elif fmt == "markdown":
+        from gpudoctor.render.diagnose import render_markdown
+        from gpudoctor.render.markdown import render
+
+        click.echo(render(report) + "\n" + render_markdown(read, name), nl=False)
+    else:
+        from gpudoctor.render.console import stdout_console
+        from gpudoctor.render.diagnose import render_text
+        from gpudoctor.render.text import render
+
+        console = stdout_console()
+        render_text(read, console, name)
+        render(report, console, verbose)

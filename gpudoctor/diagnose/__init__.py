@@ -1,0 +1,99 @@
+"""Read a pasted environment report or error into the Snapshot the rules judge.
+
+    diagnosis = read_paste(text, error=None, matrices=load_matrices())
+    diagnosis.snapshot   # origin="diagnose"; what no parser found stays unknown
+    diagnosis.reads      # every fact with where it was read ("nvidia-smi banner line 3")
+    diagnosis.signals    # error lines the catalogue recognised
+
+One paste may mix formats, so every parser reads all of it. Parsers never
+raise: a bug in one is recorded in snapshot.probe_errors and the others go on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gpudoctor.diagnose import (
+    banners,
+    collect_env,
+    cuda_tools,
+    ds_report,
+    errors,
+    freetext,
+    jax_env,
+    nvidia_smi,
+    packages,
+    tensorflow,
+)
+from gpudoctor.diagnose.build import build
+from gpudoctor.diagnose.collect import Facts, Read, Signal
+from gpudoctor.diagnose.paste import Paste
+from gpudoctor.matrices import Matrices
+from gpudoctor.snapshot import ProbeError, Snapshot
+
+# Tool formats first; free text last, so that it only fills gaps.
+PARSERS: tuple[tuple[str, Callable[[Paste, Facts], None]], ...] = (
+    ("nvidia-smi", nvidia_smi.parse),
+    ("collect_env", collect_env.parse),
+    ("nvcc/deviceQuery", cuda_tools.parse),
+    ("ds_report", ds_report.parse),
+    ("jax", jax_env.parse),
+    ("tensorflow", tensorflow.parse),
+    ("banners", banners.parse),
+    ("packages", packages.parse),
+    ("errors", errors.parse),
+    ("free text", freetext.parse),
+)
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    snapshot: Snapshot
+    reads: tuple[Read, ...]
+    signals: tuple[Signal, ...]
+    formats: tuple[str, ...]
+    conflicts: tuple[str, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not self.reads and not self.signals
+
+
+def read_facts(pastes: list[Paste], debug: bool = False) -> tuple[Facts, list[ProbeError]]:
+    f = Facts()
+    crashed: list[ProbeError] = []
+    for p in pastes:
+        for name, parse in PARSERS:
+            try:
+                parse(p, f)
+            except Exception as exc:  # noqa: BLE001 - one broken parser must not hide what the others read
+                if debug:
+                    raise
+                tb = traceback.extract_tb(exc.__traceback__)
+                where = f" (at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno})" if tb else ""
+                crashed.append(ProbeError(f"diagnose {name}", f"{type(exc).__name__}: {exc}{where}"))
+    try:
+        packages.interpret(f)
+    except Exception as exc:  # noqa: BLE001
+        if debug:
+            raise
+        crashed.append(ProbeError("diagnose packages", f"{type(exc).__name__}: {exc}"))
+    return f, crashed
+
+
+def read_paste(text: bytes | str | None, error: bytes | str | None = None, matrices: Matrices | None = None,
+               base: Snapshot | None = None, debug: bool = False) -> Diagnosis:
+    """`text` is the paste (None when `base`, a snapshot read from gpudoctor's
+    own JSON, replaces it); `error` is the --error text."""
+    pastes = ([Paste.of(text)] if text is not None else []) + ([Paste.of(error, "--error")] if error else [])
+    f, crashed = read_facts(pastes, debug)
+    snapshot, reads = build(f, matrices)
+    if base is not None:
+        snapshot, reads = dataclasses.replace(base, origin="diagnose"), [
+            Read("snapshot", "gpudoctor snapshot JSON", "the input file")]
+    if crashed:
+        snapshot = dataclasses.replace(snapshot, probe_errors=snapshot.probe_errors + tuple(crashed))
+    return Diagnosis(snapshot, tuple(reads), tuple(f.signals), tuple(f.formats), tuple(f.conflicts))

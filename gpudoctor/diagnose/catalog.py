@@ -1,0 +1,176 @@
+"""The error catalogue (gpudoctor/data/errors.toml): what a CUDA / cuDNN / NCCL /
+framework error message means, how to confirm the cause, and the fix.
+
+`explain "TEXT"` prints the entries a message matches; `diagnose` turns the
+entries an error line matches into GD8xx findings.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+import sys
+from dataclasses import dataclass, field
+from importlib import resources
+
+from gpudoctor.diagnose.paste import lower_same_length
+from gpudoctor.findings import CATEGORIES
+from gpudoctor.serde import DataError, from_data
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+
+@dataclass(frozen=True)
+class ErrorEntry:
+    id: str
+    title: str
+    patterns: tuple[str, ...]
+    causes: tuple[str, ...]
+    confirm: tuple[str, ...]
+    fix: str
+    source: str
+    commands: tuple[str, ...] = ()
+    steps: tuple[str, ...] = ()  # an ordered ladder, when the fix is one
+    code: str | None = None  # the GD8xx finding diagnose raises
+    category: str | None = None  # overrides the code's category; required without a code
+    frameworks: tuple[str, ...] = ()
+    related: tuple[str, ...] = ()
+    note: str = ""
+    compiled: tuple[re.Pattern, ...] = field(default=(), compare=False, repr=False)
+    # Per pattern, a lower-case literal every match contains (None: no such literal):
+    # lines without it are skipped without running the regex.
+    literals: tuple[str | None, ...] = field(default=(), compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Match:
+    entry: ErrorEntry
+    line_no: int  # 1-based
+    text: str  # the whole line, trimmed
+
+
+class CatalogError(ValueError):
+    pass
+
+
+@functools.lru_cache(maxsize=1)
+def load_catalog() -> tuple[ErrorEntry, ...]:
+    raw = (resources.files("gpudoctor") / "data" / "errors.toml").read_text(encoding="utf-8")
+    return parse_catalog(raw)
+
+
+def parse_catalog(raw: str) -> tuple[ErrorEntry, ...]:
+    """Closed-world: unknown keys, bad regexes, unknown categories and
+    duplicate ids are errors naming the entry."""
+    data = tomllib.loads(raw)
+    if data.get("schema_version") != 1:
+        raise CatalogError(f"errors.toml: schema_version {data.get('schema_version')!r} is not supported")
+    entries: list[ErrorEntry] = []
+    seen: set[str] = set()
+    for i, row in enumerate(data.get("error", [])):
+        where = f"errors.toml error[{i}] ({row.get('id', '?')})"
+        try:
+            entry = from_data(ErrorEntry, row, where)
+        except DataError as exc:
+            raise CatalogError(str(exc)) from None
+        if entry.id in seen:
+            raise CatalogError(f"{where}: duplicate id")
+        seen.add(entry.id)
+        if entry.category is not None and entry.category not in CATEGORIES:
+            raise CatalogError(f"{where}: unknown category {entry.category!r}")
+        if entry.code is None and entry.category is None:
+            raise CatalogError(f"{where}: needs a code or a category")
+        if not entry.source.startswith("https://"):
+            raise CatalogError(f"{where}: source must be an https URL")
+        try:
+            compiled = tuple(re.compile(p, re.I | re.M) for p in entry.patterns)
+        except re.error as exc:
+            raise CatalogError(f"{where}: bad pattern: {exc}") from None
+        literals = tuple(required_literal(p) for p in entry.patterns)
+        entries.append(ErrorEntry(**{**entry.__dict__, "compiled": compiled, "literals": literals}))
+    return tuple(entries)
+
+
+_META = set("\\.^$*+?{}[]|()")
+
+
+def required_literal(pattern: str) -> str | None:
+    """The longest run of plain characters outside any group, class or
+    quantified atom: text every match must contain. None when the pattern has
+    a top-level alternative or no run of at least 3 characters."""
+    runs, run, depth, i = [], "", 0, 0
+    while i < len(pattern):
+        c = pattern[i]
+        nxt = pattern[i + 1] if i + 1 < len(pattern) else ""
+        if c == "\\":
+            esc = pattern[i + 1:i + 2]
+            if depth == 0 and esc and not esc.isalnum():
+                run, i = run + esc, i + 2
+                continue
+            runs.append(run)
+            run, i = "", i + 2
+            continue
+        if c in "([{":
+            runs.append(run)
+            run = ""
+            if c in "[{":  # a class or a quantifier: skip to its end
+                i = pattern.find("]" if c == "[" else "}", i + 2) + 1 or len(pattern)
+                continue
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return None
+        elif depth == 0 and c not in _META:
+            if nxt in ("?", "*", "{"):
+                runs.append(run)
+                run = ""
+            else:
+                run += c
+            i += 1
+            continue
+        else:
+            runs.append(run)
+            run = ""
+        i += 1
+    runs.append(run)
+    best = max(runs, key=len)
+    return best.lower() if len(best.strip()) >= 3 else None
+
+
+def match_text(text: str, entries: tuple[ErrorEntry, ...] | None = None) -> list[Match]:
+    """Every line of `text` that an entry matches. On one line only the first
+    entry in catalogue order counts: specific entries come before general ones.
+    Patterns are matched line by line; a literal filter skips most lines."""
+    entries = load_catalog() if entries is None else entries
+    lower = lower_same_length(text)
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    best: dict[int, tuple[int, int]] = {}  # line number -> (entry index, line end)
+    for idx, entry in enumerate(entries):
+        for pattern, literal in zip(entry.compiled, entry.literals or (None,) * len(entry.compiled)):
+            for line, start, end in _candidate_lines(lower, starts, literal):
+                if line in best and best[line][0] <= idx:
+                    continue
+                if pattern.search(text, start, end):
+                    best[line] = (idx, end)
+    return [Match(entries[idx], line, text[starts[line - 1]:end].strip()[:400])
+            for line, (idx, end) in sorted(best.items())]
+
+
+def _candidate_lines(lower: str, starts: list[int], literal: str | None):
+    """(line number, start, end) of the lines that contain `literal` (all lines without one)."""
+    last = len(starts)
+    if literal is None:
+        for n in range(1, last + 1):
+            yield n, starts[n - 1], (starts[n] - 1 if n < last else len(lower))
+        return
+    pos = lower.find(literal)
+    while pos >= 0:
+        n = bisect.bisect_right(starts, pos)
+        end = starts[n] - 1 if n < last else len(lower)
+        yield n, starts[n - 1], end
+        pos = lower.find(literal, end)

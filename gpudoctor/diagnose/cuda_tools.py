@@ -1,0 +1,37 @@
+"""CUDA toolkit output: `nvcc --version` and the deviceQuery sample."""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.diagnose.collect import Facts
+from gpudoctor.diagnose.paste import Paste
+
+_NVCC = re.compile(r"Cuda compilation tools, release (\d{1,2}\.\d{1,2}), V(\d{1,2}\.\d{1,2}\.\d{1,4})")
+_DQ_DEVICE = re.compile(r'^Device (\d{1,2}): "([^"\n]{1,100})"', re.M)
+_DQ_DRIVER = re.compile(r"CUDA Driver Version / Runtime Version\s{1,40}(\d{1,2}\.\d{1,2}) / (\d{1,2}\.\d{1,2})")
+_DQ_CC = re.compile(r"CUDA Capability Major/Minor version number:\s{1,40}(\d{1,2}\.\d)")
+_DQ_MEM = re.compile(r"Total amount of global memory:\s{1,40}(\d{1,7}) MBytes")
+
+
+def parse(p: Paste, f: Facts) -> None:
+    for m in _NVCC.finditer(p.text):
+        f.saw("nvcc --version")
+        f.runtime(version=m.group(2), path="(nvcc on PATH)", kind="toolkit", source=p.where("nvcc --version", m.start()),
+                  nvcc=m.group(2))
+    for m in _DQ_DEVICE.finditer(p.text):
+        f.saw("deviceQuery")
+        src = p.where("deviceQuery", m.start())
+        end = p.text.find('\nDevice ', m.end())
+        body = p.text[m.end():end if end > 0 else m.end() + 3000]
+        values = {}
+        cc = _DQ_CC.search(body)
+        if cc:
+            values["compute_capability"] = cc.group(1)
+        mem = _DQ_MEM.search(body)
+        if mem:
+            values["memory_total_mib"] = int(mem.group(1))
+        f.gpu(src, index=int(m.group(1)), name=m.group(2), **values)
+        drv = _DQ_DRIVER.search(body)
+        if drv:
+            f.put("driver.cuda_api", drv.group(1), p.where("deviceQuery", m.end() + drv.start()))

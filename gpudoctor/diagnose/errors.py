@@ -1,0 +1,173 @@
+"""Error and warning lines as evidence.
+
+Two things come out of them. Facts: PyTorch's sm_XX warning names the GPU, its
+compute capability and the build's arch list; "found version 11040" is the
+driver's CUDA; TensorFlow's device lines carry compute capabilities; cuDNN
+mismatch messages carry both versions. And signals: each line the error
+catalogue recognises, which `diagnose` turns into a GD8xx finding.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.diagnose.catalog import match_text
+from gpudoctor.diagnose.collect import TOOL, Facts, Read, Signal
+from gpudoctor.diagnose.paste import Paste
+from gpudoctor.versions import compute_capability, cuda_version
+
+_SM_WARN = re.compile(r"^([^\n]{1,300}?) with CUDA capabilit(?:y|ies) (sm_\d{2,3}) is not compatible", re.I | re.M)
+_SUPPORTS = re.compile(r"supports CUDA capabilities((?:[ \t]{1,3}(?:sm|compute)_\d{2,3}[af]?){1,40})", re.I)
+_FOUND_GPU = re.compile(r"Found GPU(\d{1,2}) ([^\n]{1,100}?) which is of cuda capability (\d{1,2}\.\d)", re.I)
+_CC_MIN = re.compile(r"minimum cuda capability (?:supported by this library is|that we support is) (\d{1,2}\.\d)", re.I)
+_CC_RANGE = re.compile(r"Minimum and Maximum cuda capability supported by this version of PyTorch is\s{0,20}"
+                       r"\((\d{1,2}\.\d)\) - \((\d{1,2}\.\d)\)", re.I)
+_DRIVER_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version (\d{4,6})\)", re.I)
+_CUDNN_TF = re.compile(r"Loaded runtime CuDNN library: (\d{1,2}\.\d{1,2}\.\d{1,3}) but source was compiled with: "
+                       r"(\d{1,2}\.\d{1,2}\.\d{1,3})", re.I)
+_CUDNN_TF_OLD = re.compile(r"Loaded runtime CuDNN library: (\d{4,6}) \(compatibility version \d{4,6}\) "
+                           r"but source was compiled with (\d{4,6})", re.I)
+_CUDNN_JAX = re.compile(r"Found cuDNN version (\d{4,6}), but JAX was built against version (\d{4,6})", re.I)
+_CUDNN_JAX_OUTDATED = re.compile(r"Outdated cuDNN installation found\.\s{0,20}Version JAX was built against: (\d{4,6})"
+                                 r"\s{0,20}Minimum supported: \d{4,6}\s{0,20}Installed version: (\d{4,6})", re.I)
+_TORCH_EXT = re.compile(r"The detected CUDA version \((\d{1,2}\.\d{1,2})\) mismatches the version that was used to "
+                        r"compile\s{0,20}PyTorch \((\d{1,2}\.\d{1,2})\)", re.I)
+_DEEPSPEED = re.compile(r"Installed CUDA version (\d{1,2}\.\d{1,2}) does not match the version torch was compiled "
+                        r"with (\d{1,2}\.\d{1,2})", re.I)
+_YOUR_GPU = re.compile(r"Your ([^\n]{1,80}?) GPU has compute capability (\d{1,2}\.\d)", re.I)
+_TF_IGNORE = re.compile(r"Ignoring visible gpu device \(device: (\d{1,2}), name: ([^,\n]{1,100}), pci bus id: "
+                        r"([^,\n]{1,40}), compute capability: (\d{1,2}\.\d)\)", re.I)
+_TF_CREATED = re.compile(r"device:GPU:(\d{1,2}) with (\d{1,7}) MB memory\)?:?\s{0,4}->\s{0,4}device: \d{1,2}, name: "
+                         r"([^,\n]{1,100}), pci bus id: ([^,\n]{1,40}), compute capability: (\d{1,2}\.\d)", re.I)
+_TF_FOUND = re.compile(r"Found device (\d{1,2}) with properties:", re.I)
+_TF_FOUND_BODY = re.compile(r"name: ([^\n]{1,100}?)\s{1,10}(?:computeCapability: (\d{1,2}\.\d)|major: (\d{1,2}) minor: (\d))")
+_XLA_DEVICE = re.compile(r"StreamExecutor device \((\d{1,2})\): ([^,\n]{1,100}), Compute Capability (\d{1,2}\.\d)", re.I)
+_TF_NO_BINARIES = re.compile(r"TensorFlow was not built with CUDA kernel binaries compatible with compute capability "
+                             r"(\d{1,2}\.\d)", re.I)
+_TORCH_CPU = re.compile(r"Torch not compiled with CUDA enabled", re.I)
+_JAX_CPU = re.compile(r"CUDA-enabled jaxlib is not installed", re.I)
+_TF_DSO = re.compile(r"tensorflow[^\n]{0,80}Successfully opened dynamic library (?:lib)?cudart", re.I)
+_TF_CUDNN_LOADED = re.compile(r"Loaded cuDNN version (\d{4,6})", re.I)
+
+
+def cudnn_from_int(n: int) -> str:
+    """cuDNN's integer versions: 8902 -> 8.9.2, 90100 -> 9.1.0, 5103 -> 5.1.3."""
+    if n >= 10000:
+        return f"{n // 10000}.{n % 10000 // 100}.{n % 100}"
+    return f"{n // 1000}.{n % 1000 // 100}.{n % 100}"
+
+
+def parse(p: Paste, f: Facts) -> None:
+    _arch_messages(p, f)
+    _driver_and_toolkit(p, f)
+    _cudnn_messages(p, f)
+    _device_lines(p, f)
+    for match in match_text(p.text):
+        e = match.entry
+        src = f"{p.label + ': ' if p.label else ''}error line {match.line_no}"
+        f.signal(Signal(e.id, e.title, e.code, match.text, src))
+        f.saw("error messages")
+
+
+def _sm_warnings(p: Paste):
+    """_SM_WARN matches, looked for only on lines that mention a CUDA capability."""
+    for start, end in p.lines_with("with cuda capabilit"):
+        yield from _SM_WARN.finditer(p.text, start, end)
+
+
+def _arch_messages(p: Paste, f: Facts) -> None:
+    for m in _sm_warnings(p):
+        src = p.where("PyTorch warning", m.start())
+        # The line may start with the warning's file and category: keep what follows "Warning:".
+        name = re.split(r"Warning:\s*", m.group(1))[-1].strip(" :`'\"")
+        cc = compute_capability(m.group(2))
+        f.gpu(src, name=name or None, compute_capability=str(cc) if cc else None)
+        f.fw("torch", "build", "cuda", src)
+        tail = _SUPPORTS.search(p.text, m.end(), m.end() + 600)
+        if tail:
+            arch = tuple(tail.group(1).split())
+            f.fw("torch", "arch_list", arch, p.where("PyTorch warning", tail.start()))
+    for m in p.scan(_FOUND_GPU, "found gpu"):
+        src = p.where("PyTorch warning", m.start())
+        f.gpu(src, index=int(m.group(1)), name=m.group(2).strip(), compute_capability=m.group(3))
+        f.fw("torch", "build", "cuda", src)
+    for m in _CC_RANGE.finditer(p.text):
+        f.put("torch.cc_min", m.group(1), p.where("PyTorch warning", m.start()))
+        f.put("torch.cc_max", m.group(2), p.where("PyTorch warning", m.start()))
+    for m in p.scan(_CC_MIN, "minimum cuda capability"):
+        f.put("torch.cc_min", m.group(1), p.where("PyTorch warning", m.start()))
+    for m in p.scan(_YOUR_GPU, "gpu has compute capability"):
+        f.gpu(p.where("error message", m.start()), name=m.group(1).strip(), compute_capability=m.group(2))
+    for m in p.scan(_TORCH_CPU, "not compiled with cuda"):
+        f.fw("torch", "build", "cpu", p.where("PyTorch error", m.start()))
+    for m in p.scan(_JAX_CPU, "cuda-enabled jaxlib"):
+        f.fw("jax", "build", "cpu", p.where("JAX warning", m.start()))
+
+
+def _driver_and_toolkit(p: Paste, f: Facts) -> None:
+    for m in p.scan(_DRIVER_OLD, "too old (found version"):
+        cv = cuda_version(int(m.group(1)))
+        f.put("driver.cuda_api", str(cv) if cv else None, p.where("PyTorch error", m.start()))
+    ext = _TORCH_EXT.finditer(p.text) if "mismatches the version" in p.lower else ()
+    for matches, what in ((ext, "PyTorch error"), (p.scan(_DEEPSPEED, "installed cuda version"), "DeepSpeed error")):
+        for m in matches:
+            src = p.where(what, m.start())
+            f.runtime(version=m.group(1), path="(CUDA_HOME, as the error reports it)", kind="toolkit", source=src,
+                      nvcc=m.group(1))
+            f.fw("torch", "build", "cuda", src)
+            f.fw("torch", "cuda", m.group(2), src)
+
+
+def _cudnn_messages(p: Paste, f: Facts) -> None:
+    for m in p.scan(_CUDNN_TF, "loaded runtime cudnn"):
+        _cudnn_pair(p, f, m, m.group(2), m.group(1))
+    for m in p.scan(_CUDNN_TF_OLD, "loaded runtime cudnn"):
+        _cudnn_pair(p, f, m, cudnn_from_int(int(m.group(2))), cudnn_from_int(int(m.group(1))))
+    pairs = [(m, m.group(2), m.group(1)) for m in p.scan(_CUDNN_JAX, "but jax was built against")]
+    if "outdated cudnn" in p.lower:  # this message spans lines: read the whole text
+        pairs += [(m, m.group(1), m.group(2)) for m in _CUDNN_JAX_OUTDATED.finditer(p.text)]
+    for m, built, loaded in pairs:
+        src = p.where("JAX error", m.start())
+        f.fw("jax", "build", "cuda", src)
+        f.fw("jax", "cudnn", cudnn_from_int(int(built)), src)
+        f.extra_reads.append(Read("cudnn.loaded", cudnn_from_int(int(loaded)), src))
+    for m in p.scan(_TF_CUDNN_LOADED, "loaded cudnn version"):
+        f.extra_reads.append(Read("cudnn.loaded", cudnn_from_int(int(m.group(1))), p.where("TensorFlow log", m.start())))
+
+
+def _cudnn_pair(p: Paste, f: Facts, m: re.Match, built: str, loaded: str) -> None:
+    line = p.line(p.line_no(m.start())).lower()
+    text = p.lower
+    fw = "jax" if "xla/" in line or ("jax" in text and "tensorflow" not in text) else "tensorflow"
+    src = p.where("cuDNN error", m.start())
+    f.fw(fw, "build", "cuda", src)
+    f.fw(fw, "cudnn", built, src)
+    f.extra_reads.append(Read("cudnn.loaded", loaded, src))
+
+
+def _device_lines(p: Paste, f: Facts) -> None:
+    for m in p.scan(_TF_IGNORE, "ignoring visible gpu device"):
+        f.gpu(p.where("TensorFlow log", m.start()), index=int(m.group(1)), name=m.group(2).strip(),
+              pci_bus_id=m.group(3).strip(), compute_capability=m.group(4))
+    for m in p.scan(_TF_CREATED, "device:gpu:"):
+        src = p.where("TensorFlow log", m.start())
+        f.gpu(src, index=int(m.group(1)), name=m.group(3).strip(), pci_bus_id=m.group(4).strip(),
+              compute_capability=m.group(5))
+        f.fw("tensorflow", "build", "cuda", src)
+        f.fw("tensorflow", "is_available", True, src)
+    for m in _TF_FOUND.finditer(p.text):
+        body = _TF_FOUND_BODY.search(p.text, m.end(), m.end() + 300)
+        if not body:
+            continue
+        cc = body.group(2) or f"{body.group(3)}.{body.group(4)}"
+        f.gpu(p.where("TensorFlow log", m.start()), index=int(m.group(1)), name=body.group(1).strip(),
+              compute_capability=cc)
+    for m in p.scan(_TF_NO_BINARIES, "not built with cuda kernel binaries"):
+        src = p.where("TensorFlow log", m.start())
+        f.gpu(src, compute_capability=m.group(1), create=not f.gpus)
+        f.fw("tensorflow", "build", "cuda", src)
+    for m in p.scan(_XLA_DEVICE, "streamexecutor device"):
+        f.gpu(p.where("XLA log", m.start()), index=int(m.group(1)), name=m.group(2).strip(),
+              compute_capability=m.group(3))
+    for m in p.scan(_TF_DSO, "successfully opened dynamic library"):
+        f.fw("tensorflow", "build", "cuda", p.where("TensorFlow log", m.start()), TOOL)

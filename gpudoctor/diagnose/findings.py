@@ -1,0 +1,120 @@
+"""Signals (recognised error lines) -> GD8xx findings, and the combined report.
+
+Where the paste says more than the message alone, the finding's category
+says it too: a "no kernel image" error on a GPU older than every architecture
+in the build is `arch-dropped`, newer is `arch-too-new-for-cuda`; a missing
+libcuda.so under WSL2 is `wsl`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from gpudoctor.compat import parse_arch_list
+from gpudoctor.diagnose import Diagnosis
+from gpudoctor.diagnose.catalog import load_catalog
+from gpudoctor.diagnose.collect import Read
+from gpudoctor.doctor import Report, judge
+from gpudoctor.findings import Evidence, Finding, Fix, Outcome, RuleResult, sort_findings
+from gpudoctor.matrices import Matrices
+from gpudoctor.rules.registry import RULES, all_rules
+from gpudoctor.snapshot import Snapshot
+from gpudoctor.versions import compute_capability
+
+MAX_EVIDENCE = 3
+
+
+def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
+    all_rules()
+    entries = {e.id: e for e in load_catalog()}
+    by_key: dict[tuple[str, str], Finding] = {}
+    for sig in d.signals:
+        entry = entries.get(sig.entry)
+        if entry is None or entry.code is None or entry.code not in RULES:
+            continue
+        rule = RULES[entry.code]
+        category = _category(entry.code, entry.category, d, m)
+        evidence = Evidence("error", sig.text, sig.source)
+        key = (entry.code, entry.id)
+        if key in by_key:
+            f = by_key[key]
+            if len(f.evidence) < MAX_EVIDENCE:
+                by_key[key] = dataclasses.replace(f, evidence=f.evidence + (evidence,))
+            continue
+        by_key[key] = rule.finding(
+            entry.title, evidence=[evidence], category=category,
+            fix=Fix(" ".join((entry.fix, *entry.steps)) + f" (source: {entry.source})", entry.commands),
+        )
+    return list(by_key.values())
+
+
+def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices | None) -> str | None:
+    if code == "GD801":
+        found = _arch_category(d.snapshot, {r.fact: r.value for r in d.reads}, m)
+        return entry_category if found == "arch-not-in-build" and entry_category else found
+    if code == "GD813" and d.snapshot.system.wsl.value:
+        return "wsl"
+    return entry_category
+
+
+def _arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> str:
+    """Whether the GPU is below or above what the build covers: from the
+    build's arch list, else PyTorch's stated range, else what the build's CUDA
+    can compile for at all (a cu121 build has nothing for sm_120)."""
+    ccs = [c for c in (compute_capability(g.compute_capability) for g in s.gpus or ()) if c is not None]
+    low = high = None
+    for fw in s.frameworks or ():
+        entries = parse_arch_list(fw.arch_list.value or ())
+        if not entries and fw.cuda.known and m is not None:
+            entries = parse_arch_list(m.arch_support(fw.cuda.value))
+        if entries:
+            low, high = min(e.cc for e in entries), max(e.cc for e in entries)
+            break
+    low = compute_capability(reads.get("torch.cc_min")) or low
+    high = compute_capability(reads.get("torch.cc_max")) or high
+    if ccs and low and all(c < low for c in ccs):
+        return "arch-dropped"
+    if ccs and high and all(c > high and c.major != high.major for c in ccs):
+        return "arch-too-new-for-cuda"
+    return "arch-not-in-build"
+
+
+# A paste shows what is there, rarely what is missing. These rules conclude
+# from a missing fact, which on a live machine means "looked, not found" but in
+# a paste means "not shown": they stay unknown unless the paste showed the fact.
+ABSENCE_RULES = {
+    "GD404": ("no cuDNN of the needed major", lambda s: False),
+    "GD607": ("no GPU device nodes", lambda s: s.system.gpu_device_nodes.known),
+    "GD609": ("no WSL libcuda", lambda s: s.system.wsl_libcuda.known),
+}
+
+
+def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
+    """The rules' report on the snapshot read, with the GD8xx findings added."""
+    report = judge(d.snapshot, m, debug=debug)
+    results, findings = [], []
+    for r in report.results:
+        guard = ABSENCE_RULES.get(r.code)
+        if guard and r.outcome is Outcome.FINDING and not guard[1](d.snapshot):
+            r = RuleResult(r.code, Outcome.UNKNOWN, f"a paste cannot show {guard[0]}")
+        results.append(r)
+        findings += r.findings
+    extra = signal_findings(d, m)
+    results += [RuleResult(code, Outcome.FINDING, "", tuple(f for f in extra if f.code == code))
+                for code in sorted({f.code for f in extra})]
+    return dataclasses.replace(report, findings=tuple(sort_findings(findings + extra)), results=tuple(results))
+
+
+def read_data(d: Diagnosis) -> dict:
+    """The "read" section of the JSON output: what was read from where."""
+    return {
+        "formats": list(d.formats),
+        "facts": [_read(r) for r in d.reads],
+        "errors": [{"entry": s.entry, "title": s.title, "code": s.code, "text": s.text, "source": s.source}
+                   for s in d.signals],
+        "conflicts": list(d.conflicts),
+    }
+
+
+def _read(r: Read) -> dict:
+    return {"fact": r.fact, "value": r.value, "source": r.source}

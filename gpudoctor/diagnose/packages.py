@@ -1,0 +1,126 @@
+"""Package lists: pip freeze, pip list, pip show, conda list, collect_env's
+[pip3]/[conda] lines, and Ultralytics' `yolo checks` table. Names are
+collected first; `interpret` then turns the interesting ones into framework,
+cuDNN, NCCL and CUDA-runtime facts."""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.diagnose.collect import Facts, Value
+from gpudoctor.diagnose.paste import Paste
+
+_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}"
+_FREEZE = re.compile(rf"^(?:\[(pip\d?)\] )?({_NAME})==([^\s;]{{1,60}})[ \t]*$", re.M)
+_CONDA_TAGGED = re.compile(rf"^\[conda\] ({_NAME})[ \t]{{1,60}}(\S{{1,60}})(?:[ \t]{{1,60}}(\S{{1,80}}))?"
+                           rf"(?:[ \t]{{1,60}}(\S{{1,40}}))?[ \t]*$", re.M)
+# "torch    2.1.0+cu121" (pip list), "pytorch  2.1.0  py3.10_cuda12.1_cudnn8.9.2_0  pytorch" (conda list)
+_COLUMNS = re.compile(rf"^({_NAME})[ \t]{{2,60}}(\d[\w.+!-]{{0,60}})(?:[ \t]{{1,60}}(\S{{1,80}}))?"
+                      rf"(?:[ \t]{{1,60}}(\S{{1,40}}))?[ \t]*$", re.M)
+_SHOW = re.compile(rf"^Name: ({_NAME})[ \t]*\nVersion: (\S{{1,60}})", re.M)
+_CHECKS = re.compile(r"^(torch|torchvision)[ \t]{1,40}\S{1,3}[ \t]{0,4}(\d[\w.+]{0,40}?)(?:>=|[ \t]*$)", re.M)
+
+# Only these names are taken from bare "name  version" columns, where a
+# false match would otherwise be easy.
+_INTERESTING = re.compile(r"^(torch|torchvision|torchaudio|pytorch|pytorch-cuda|pytorch-triton|triton|tensorflow.*|"
+                          r"tf-nightly.*|jax|jaxlib|jax-cuda\d+-(plugin|pjrt)|cupy.*|nvidia-.*|cudatoolkit|cudnn|nccl|"
+                          r"cuda-version|cuda-cudart|cuda-runtime|cuda-nvcc|deepspeed|xformers|flash-attn|"
+                          r"bitsandbytes|python|ultralytics|vllm)$", re.I)
+
+
+# Each interesting name contains one of these: the filter for the column lines.
+_COLUMN_WORDS = ("torch", "tensorflow", "tf-nightly", "jax", "cupy", "nvidia-", "cudatoolkit", "cudnn", "nccl",
+                 "cuda-", "deepspeed", "xformers", "flash-attn", "bitsandbytes", "python", "ultralytics", "vllm",
+                 "triton")
+
+
+def parse(p: Paste, f: Facts) -> None:
+    for m in p.scan(_FREEZE, "=="):
+        f.saw(f"pip freeze ([{m.group(1)}])" if m.group(1) else "pip freeze")
+        f.package(m.group(2), m.group(3), p.where("pip freeze" if not m.group(1) else "collect_env", m.start()))
+    for m in p.scan(_CONDA_TAGGED, "[conda]"):
+        f.saw("collect_env [conda]")
+        _conda(f, m.group(1), m.group(2), m.group(3), p.where("collect_env [conda]", m.start()))
+    conda_block = "# packages in environment at" in p.text or re.search(r"^#\s*Name\s+Version\s+Build", p.text, re.M)
+    for m in p.scan(_COLUMNS, *_COLUMN_WORDS):
+        name = m.group(1)
+        if not _INTERESTING.match(name):
+            continue
+        what = "conda list" if (conda_block or m.group(3) is not None) else "pip list"
+        f.saw(what)
+        src = p.where(what, m.start())
+        if what == "conda list":
+            _conda(f, name, m.group(2), m.group(3), src)
+        else:
+            f.package(name, m.group(2), src)
+    for m in _SHOW.finditer(p.text):
+        f.saw("pip show")
+        f.package(m.group(1), m.group(2), p.where("pip show", m.start()))
+        requires = re.search(r"^Requires: ([^\n]{0,2000})", p.text[m.end():m.end() + 3000], re.M)
+        cu = re.search(r"nvidia-[\w-]+-cu(\d+)", requires.group(1)) if requires else None
+        if cu and m.group(1).lower() == "torch":
+            f.fw("torch", "build", "cuda", p.where("pip show Requires", m.start()))
+    for m in p.scan(_CHECKS, "torch"):
+        f.saw("yolo checks")
+        f.package(m.group(1), m.group(2), p.where("yolo checks", m.start()))
+
+
+def _conda(f: Facts, name: str, version: str, build: str | None, src: str) -> None:
+    key = name.lower()
+    if key == "pytorch" and build:
+        cuda = re.search(r"cuda(\d+\.\d+)", build)
+        cudnn = re.search(r"cudnn(\d+(?:\.\d+)*)", build)
+        if cuda:
+            f.fw("torch", "build", "cuda", src)
+            f.fw("torch", "cuda", cuda.group(1), src)
+        elif re.search(r"(^|_)cpu(_|$)", build):
+            f.fw("torch", "build", "cpu", src)
+        if cudnn:
+            f.fw("torch", "cudnn", cudnn.group(1), src)
+    f.package("torch" if key == "pytorch" else name, version, src)
+    if key in ("cudatoolkit", "cuda-cudart", "cuda-runtime"):
+        f.runtime(version=version, path="(conda environment)", kind="conda", source=src)
+    elif key == "cudnn":
+        f.library("cudnn", version=version, path="(conda environment)", kind="conda", source=src)
+    elif key == "nccl":
+        f.library("nccl", version=version, path="(conda environment)", kind="conda", source=src)
+    elif key == "pytorch-cuda":
+        f.fw("torch", "cuda", version, src)
+
+
+def interpret(f: Facts) -> None:
+    """Turn collected package versions into facts the rules read."""
+    pk = f.packages
+    for name in ("torch", "tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly", "jax", "cupy"):
+        if name in pk:
+            _framework(f, name, pk[name])
+    for name, v in pk.items():
+        if name.startswith("cupy-cuda"):
+            f.fw("cupy", "version", v.value, v.source)
+            f.fw("cupy", "build", "cuda", v.source)
+        lib = re.fullmatch(r"nvidia-(cudnn|nccl)-cu(\d+)", name)
+        if lib:
+            f.library(lib.group(1), version=v.value, path=f"(pip wheel {name})", kind="pip", source=v.source,
+                      cuda_major=int(lib.group(2)))
+        rt = re.fullmatch(r"nvidia-cuda-runtime-cu(\d+)", name)
+        if rt:
+            f.runtime(version=v.value, path=f"(pip wheel {name})", kind="pip", source=v.source)
+    jaxlib = pk.get("jaxlib")
+    if jaxlib:
+        tag = re.search(r"\+cuda(\d+)(?:\.cudnn(\d)(\d+))?", jaxlib.value)
+        if tag:
+            f.fw("jax", "build", "cuda", jaxlib.source)
+            if tag.group(2):
+                f.fw("jax", "cudnn", f"{tag.group(2)}.{tag.group(3)}", jaxlib.source)
+    for name in pk:
+        if re.fullmatch(r"jax-cuda\d+-(plugin|pjrt)", name):
+            f.fw("jax", "build", "cuda", pk[name].source)
+    if "python" in pk:
+        f.put("system.python", pk["python"].value, pk["python"].source)
+
+
+def _framework(f: Facts, name: str, v: Value) -> None:
+    fw = "tensorflow" if name.startswith("tensorflow") or name == "tf-nightly" else name
+    f.fw(fw, "version", v.value, v.source, v.rank)
+    if name == "tensorflow-cpu":
+        f.fw(fw, "build", "cpu", v.source)

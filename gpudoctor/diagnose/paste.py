@@ -1,0 +1,129 @@
+"""Pasted text, made safe to parse: decoded, normalised, addressable by line.
+
+Pastes arrive as anything: UTF-8 with emoji, cp1252 from a Windows console,
+mojibake, ANSI colour codes, NUL bytes from a binary, Windows line endings,
+10 MB logs. Parsers only ever see `Paste`: plain text with "\n" line ends and a
+way to turn a match position into the 1-based line number that sources cite.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+import string
+from dataclasses import dataclass, field
+
+# CSI/OSC escape sequences (colours, cursor moves, hyperlinks) and other C0 controls except \t and \n.
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Fullwidth punctuation some consoles (CJK locales) print in "GPU 0： Tesla P100".
+_FULLWIDTH = {"：": ":", "，": ",", "（": "(", "）": ")", "\u00a0": " ", "\u3000": " "}
+
+
+def _cp1252(byte: int) -> str:
+    try:
+        return bytes([byte]).decode("cp1252")
+    except UnicodeDecodeError:
+        return "\ufffd"
+
+
+# surrogateescape turns each invalid byte 0x80-0xff into U+DC80-U+DCFF: map them to cp1252 in one C-level pass.
+_ESCAPED = {0xDC00 + b: _cp1252(b) for b in range(0x80, 0x100)}
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def decode(data: bytes | str) -> str:
+    """Bytes to text without ever failing: UTF-8 where it is valid, and each
+    invalid byte decoded as cp1252 (what Windows consoles write), so a paste
+    that mixes encodings keeps its readable parts. Linear in the input."""
+    if isinstance(data, str):
+        return data
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with a byte-order mark (PowerShell's `>`)
+        return data.decode("utf-16", errors="replace")
+    return data.decode("utf-8", errors="surrogateescape").translate(_ESCAPED)
+
+
+def lower_same_length(text: str) -> str:
+    low = text.lower()
+    return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
+
+
+def normalise(text: str) -> str:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    text = _CONTROL.sub("", text)
+    for char, plain in _FULLWIDTH.items():
+        if char in text:
+            text = text.replace(char, plain)
+    return text
+
+
+@dataclass
+class Paste:
+    """One input (the pasted file, or the --error text), normalised."""
+
+    text: str
+    label: str = ""  # "" for the paste itself, "--error" for the error text
+    _starts: list[int] = field(default_factory=list, repr=False)
+    # Lines a tool parser has read: the free-text reader leaves them alone.
+    claimed: set[int] = field(default_factory=set, repr=False)
+
+    @classmethod
+    def of(cls, data: bytes | str, label: str = "") -> Paste:
+        text = normalise(decode(data))
+        starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        return cls(text, label, starts)
+
+    def line_no(self, pos: int) -> int:
+        """1-based line number of a character offset."""
+        return bisect.bisect_right(self._starts, pos)
+
+    def line(self, number: int) -> str:
+        if number < 1 or number > len(self._starts):
+            return ""
+        start = self._starts[number - 1]
+        end = self._starts[number] - 1 if number < len(self._starts) else len(self.text)
+        return self.text[start:end]
+
+    def where(self, what: str, pos: int, claim: bool = True) -> str:
+        """A source label: 'nvidia-smi banner line 3'; in the --error text,
+        '--error: torch warning line 1'. Marks the line as read by a tool
+        parser unless claim is False."""
+        prefix = f"{self.label}: " if self.label else ""
+        line = self.line_no(pos)
+        if claim:
+            self.claimed.add(line)
+        return f"{prefix}{what} line {line}"
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    @functools.cached_property
+    def lower(self) -> str:
+        """The text lower-cased, offset for offset (non-ASCII letters whose
+        lower case has another length are left as they are)."""
+        return lower_same_length(self.text)
+
+    def scan(self, rx: re.Pattern, *needles: str):
+        """rx's matches on the lines that contain one of `needles` (lower
+        case). For patterns that match within one line: the filter keeps
+        expensive patterns off the lines that cannot match."""
+        lines = sorted({span for needle in needles for span in self.lines_with(needle)})
+        for start, end in lines:
+            yield from rx.finditer(self.text, start, end)
+
+    def lines_with(self, needle: str) -> list[tuple[int, int]]:
+        """(start, end) of every line that contains `needle` (lower case),
+        found with str.find: a cheap filter before a costlier regex."""
+        hay = self.lower
+        starts, last = self._starts, len(self._starts)
+        out: list[tuple[int, int]] = []
+        pos = hay.find(needle)
+        while pos >= 0:
+            n = bisect.bisect_right(starts, pos)  # 1-based line number
+            end = starts[n] - 1 if n < last else len(hay)
+            out.append((starts[n - 1], end))
+            pos = hay.find(needle, end)
+        return out

@@ -1,0 +1,58 @@
+"""What `diagnose` read, and from where: 'driver 550.54.14 ← nvidia-smi banner line 3'.
+Only display; the diagnose package decided everything shown."""
+
+from __future__ import annotations
+
+import re
+
+from rich.console import Console
+from rich.markup import escape
+
+from gpudoctor.render.markdown import _cell as md_cell
+
+_LABELS = {
+    "system.os": "OS", "system.os_release": "OS release", "system.kernel": "kernel", "system.machine": "machine",
+    "system.glibc": "glibc", "system.python": "Python", "system.wsl": "WSL", "driver.version": "driver",
+    "driver.cuda_api": "driver CUDA", "driver.nvml": "NVML", "driver.kernel_module": "kernel module",
+    "cuda_runtimes": "CUDA", "cudnn": "cuDNN", "nccl": "NCCL",
+}
+
+
+def label(fact: str) -> str:
+    if fact in _LABELS:
+        return _LABELS[fact]
+    m = re.fullmatch(r"gpus\[(\d+)\]\.(\w+)", fact)
+    if m:
+        return f"GPU {m.group(1)}" if m.group(2) == "name" else f"GPU {m.group(1)} {m.group(2).replace('_', ' ')}"
+    return fact.replace(".version", "").replace("_", " ").replace(".", " ")
+
+
+def render_text(read: dict, console: Console, name: str) -> None:
+    """The 'read' section (gpudoctor.diagnose.findings.read_data) as text."""
+    formats = ", ".join(read["formats"]) or "nothing gpudoctor recognises"
+    console.print(f"[bold]Read from {escape(name)}[/]: {escape(formats)}")
+    for r in read["facts"]:
+        console.print(f"  {escape(label(r['fact']))} {escape(r['value'])} [dim]← {escape(r['source'])}[/]")
+    for e in read["errors"]:
+        code = f"{e['code']} " if e["code"] else ""
+        console.print(f"  [yellow]{escape(code)}{escape(e['title'])}[/] [dim]← {escape(e['source'])}[/]")
+    for c in read["conflicts"]:
+        console.print(f"  [dim]conflict: {escape(c)}[/]")
+    console.print()
+
+
+def render_markdown(read: dict, name: str) -> str:
+    lines = [f"### Read from {name}", "", f"Formats: {', '.join(read['formats']) or 'none recognised'}", ""]
+    if read["facts"]:
+        lines += ["| Fact | Value | Read from |", "|---|---|---|"]
+        lines += [f"| {label(r['fact'])} | `{_cell(r['value'])}` | {_cell(r['source'])} |" for r in read["facts"]]
+        lines.append("")
+    for e in read["errors"]:
+        lines.append(f"- {e['code'] or ''} {e['title']}: `{_cell(e['text'])}` ({e['source']})".replace("-  ", "- "))
+    for c in read["conflicts"]:
+        lines.append(f"- conflict: {c}")
+    return "\n".join(lines).rstrip() + "\n\n"
+
+
+def _cell(text: str) -> str:
+    return md_cell(text).replace("`", "'")

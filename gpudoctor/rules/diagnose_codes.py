@@ -1,0 +1,56 @@
+"""GD8xx: findings read from error and warning messages.
+
+`gpudoctor diagnose` raises these when a pasted (or --error) line matches the
+error catalogue (gpudoctor/data/errors.toml): the message itself is the
+evidence. They have no snapshot check; the snapshot rules (GD1xx-GD6xx) still
+judge whatever facts the paste contained, and usually say more precisely why.
+"""
+
+from __future__ import annotations
+
+from gpudoctor.findings import Severity
+from gpudoctor.rules.registry import register
+
+FAMILY = "diagnose"
+
+_CODES = (
+    ("GD801", "gpu-architecture-unsupported-error", "arch-not-in-build", Severity.ERROR,
+     "An error says the build has no kernels for the GPU's architecture (no kernel image, sm_XX not compatible)."),
+    ("GD802", "driver-too-old-error", "driver-too-old-for-runtime", Severity.ERROR,
+     "An error says the NVIDIA driver is too old for the CUDA the program uses."),
+    ("GD803", "no-driver-error", "no-driver", Severity.ERROR,
+     "An error says no NVIDIA driver is installed or loaded."),
+    ("GD804", "driver-library-mismatch-error", "driver-library-mismatch", Severity.ERROR,
+     "nvidia-smi/NVML reports 'Driver/library version mismatch'."),
+    ("GD805", "cudnn-not-found-error", "cudnn-missing", Severity.ERROR,
+     "An error says cuDNN cannot be found or loaded."),
+    ("GD806", "cudnn-version-mismatch-error", "cudnn-version-mismatch", Severity.ERROR,
+     "An error says the loaded cuDNN differs from the one the framework was built with."),
+    ("GD807", "cuda-library-not-found-error", "framework-cuda-mismatch", Severity.ERROR,
+     "An error says CUDA libraries the framework needs (cudart, cublas, cusolver...) cannot be loaded."),
+    ("GD808", "cpu-only-build-error", "cpu-only-build", Severity.ERROR,
+     "An error says the framework was built without CUDA ('Torch not compiled with CUDA enabled')."),
+    ("GD809", "no-cuda-device-error", "container-no-gpu", Severity.ERROR,
+     "An error says no CUDA device is visible (container without GPUs, CUDA_VISIBLE_DEVICES)."),
+    ("GD810", "library-symbol-conflict-error", "library-conflict", Severity.ERROR,
+     "An error shows mixed library versions: an undefined symbol or a missing GLIBCXX/GLIBC version."),
+    ("GD811", "toolkit-mismatch-error", "framework-cuda-mismatch", Severity.ERROR,
+     "An error says the CUDA toolkit (nvcc, CUDA_HOME) does not match the CUDA the framework was built with."),
+    ("GD812", "precision-unsupported-error", "precision-unsupported", Severity.ERROR,
+     "An error says the GPU lacks a precision the program asked for (BF16, FP8, FlashAttention)."),
+    ("GD813", "libcuda-not-found-error", "no-driver", Severity.ERROR,
+     "An error says libcuda.so cannot be loaded (under WSL2: /usr/lib/wsl/lib is not on the library path)."),
+    ("GD814", "framework-wheel-unavailable-error", "python-version-unsupported", Severity.ERROR,
+     "pip finds no wheel of the framework for this Python."),
+    ("GD815", "gpu-hardware-error", "hardware-health", Severity.ERROR,
+     "An error or kernel log line reports a GPU hardware fault (Xid 79, uncorrectable ECC)."),
+    ("GD816", "cuda-init-failed-error", "hardware-health", Severity.ERROR,
+     "CUDA initialisation fails with an unknown error (suspend/resume, driver upgraded without reboot, WSL)."),
+    ("GD817", "toolkit-cannot-target-arch-error", "arch-too-new-for-cuda", Severity.ERROR,
+     "nvcc cannot compile for the requested GPU architecture."),
+    ("GD850", "runtime-error-recognised", "info", Severity.WARNING,
+     "A known runtime error that is not an environment fault (out of memory, illegal address, NCCL, ...)."),
+)
+
+for _code, _name, _category, _severity, _summary in _CODES:
+    register(_code, _name, _category, _severity, _summary, FAMILY)

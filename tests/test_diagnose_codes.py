@@ -1,0 +1,43 @@
+"""GD8xx (findings read from error messages): bad.txt raises the code, good.txt does not."""
+
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.diagnose import read_paste
+from gpudoctor.diagnose.catalog import load_catalog
+from gpudoctor.diagnose.findings import diagnose_report
+from gpudoctor.matrices import load_matrices
+from gpudoctor.rules.registry import RULES, all_rules
+
+FIXTURES = Path(__file__).parent / "rules"
+CODES = [r.code for r in all_rules() if r.family == "diagnose"]
+
+
+def codes_of(path: Path) -> set[str]:
+    m = load_matrices(overlay=None)
+    report = diagnose_report(read_paste(path.read_bytes(), matrices=m, debug=True), m, debug=True)
+    return {f.code for f in report.findings}
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_bad_paste_raises_the_code(code):
+    assert code in codes_of(FIXTURES / code / "bad.txt")
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_good_paste_does_not(code):
+    assert code not in codes_of(FIXTURES / code / "good.txt")
+
+
+def test_every_diagnose_code_has_no_snapshot_check_and_is_raised_by_the_catalogue():
+    raised = {e.code for e in load_catalog() if e.code}
+    assert set(CODES) == raised
+    assert all(RULES[c].check is None for c in CODES)
+
+
+def test_catalogue_codes_and_related_codes_exist():
+    all_rules()
+    for e in load_catalog():
+        assert e.code is None or e.code in RULES, e.id
+        assert all(c in RULES for c in e.related), e.id

@@ -1,0 +1,98 @@
+"""Parsers never raise, whatever they are given: random text and bytes,
+fragments of real reports spliced together, half-lines, mixed encodings and
+line endings, very long lines and 10 MB pastes. Run with debug=True so that an
+exception in any parser fails the test instead of becoming a probe error."""
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpudoctor.diagnose import read_paste
+from gpudoctor.diagnose.findings import diagnose_report
+from gpudoctor.matrices import load_matrices
+from gpudoctor.redact import Redactor
+
+HERE = Path(__file__).parent
+SOURCES = sorted((HERE / "diagnose_corpus").glob("*.txt")) + sorted((HERE / "diagnose_samples").glob("*.txt")) \
+    + sorted((HERE / "rules").glob("GD8*/*.txt"))
+LINES = [line for p in SOURCES for line in p.read_text(encoding="utf-8").splitlines()]
+M = load_matrices(overlay=None)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def judge(data, error=None):
+    d = read_paste(data, error, matrices=M, debug=True)
+    report = diagnose_report(d, M, debug=True)
+    assert not d.snapshot.probe_errors
+    return d, report
+
+
+@SETTINGS
+@given(st.text())
+def test_any_text(text):
+    judge(text)
+
+
+@SETTINGS
+@given(st.binary(max_size=4096))
+def test_any_bytes(data):
+    judge(data, error=data[::-1])
+
+
+def _cut(line: str, how: int) -> str:
+    return line[: len(line) * how // 4] if how else line
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.sampled_from(LINES), st.integers(0, 3), st.sampled_from(["\n", "\r\n", "\r"])),
+                max_size=60),
+       st.sampled_from(["utf-8", "cp1252", "latin-1", "utf-16-le"]))
+def test_spliced_fragments_of_real_reports(pieces, encoding):
+    text = "".join(_cut(line, how) + end for line, how, end in pieces)
+    judge(text.encode(encoding, errors="replace"))
+
+
+@SETTINGS
+@given(st.sampled_from(LINES), st.text(alphabet=" \t|:.-=0123456789abcdefABCDEF", min_size=0, max_size=200))
+def test_real_lines_with_junk_appended_and_prepended(line, junk):
+    judge(junk + line + junk + "\n" + line[: len(line) // 2])
+
+
+@SETTINGS
+@given(st.text(max_size=2000))
+def test_redactor_never_raises(text):
+    Redactor.for_snapshot(None, ["host-1"]).text(text)
+
+
+def test_long_runs_stay_linear():
+    # Regex traps: a table row, a GPU line or a key with a huge run of spaces, dots or letters.
+    traps = ["|   0  NVIDIA" + " " * 50_000 + "x", "GPU 0: " + "a" * 50_000 + "(", "torch version " + "." * 50_000,
+             "NVIDIA-SMI 535.1" + " " * 50_000, "Product Name " + " " * 50_000, "a" * 200_000 + " with CUDA capability",
+             "cuDNN version: Probably one of the following:\n" + "/x/libcudnn.so.8\n" * 20_000,
+             "- **OS:** " + "*" * 50_000, "[[" * 50_000, "{" + '"gpus": [' * 10_000]
+    for trap in traps:
+        judge(trap)
+
+
+def test_decoding_is_linear_and_lossless_where_it_can_be():
+    junk = random.Random(7).randbytes(2 * 1024 * 1024)
+    judge(junk)
+    assert read_paste("Driver Version: 550.54.14 — café".encode("cp1252")).snapshot is not None
+    utf16 = "| NVIDIA-SMI 550.54.14   Driver Version: 550.54.14   CUDA Version: 12.4 |".encode("utf-16")
+    d, _ = judge(utf16)
+    assert d.snapshot.driver.version.value == "550.54.14"
+
+
+@pytest.mark.slow
+def test_ten_megabyte_paste():
+    rng = random.Random(6)
+    parts, size = [], 0
+    while size < 10 * 1024 * 1024:
+        chunk = rng.choice(LINES) + rng.choice(["\n", "\r\n"])
+        parts.append(chunk)
+        size += len(chunk)
+    d, report = judge("".join(parts))
+    assert d.reads  # it read facts, not just survived
