@@ -41,46 +41,50 @@ class Fact(Generic[T]):
         return self.value is not None
 
 
+# The default of every fact field: frozen and shared, so no factory runs per field.
+UNKNOWN: Fact = Fact()
+
+
 def fact(value: T | None, source: str, tried: tuple[str, ...] | list[str] = ()) -> Fact[T]:
     return Fact(value, source if value is not None else "", tuple(tried))
 
 
 @dataclass(frozen=True)
 class System:
-    os: Fact[str] = field(default_factory=Fact)  # "linux" | "windows" | "darwin"
-    os_release: Fact[str] = field(default_factory=Fact)  # "Ubuntu 22.04.4 LTS"
-    kernel: Fact[str] = field(default_factory=Fact)
-    machine: Fact[str] = field(default_factory=Fact)  # "x86_64" | "aarch64"
-    glibc: Fact[str] = field(default_factory=Fact)
-    python: Fact[str] = field(default_factory=Fact)  # target interpreter's version, "3.11.7"
-    python_executable: Fact[str] = field(default_factory=Fact)
-    environment: Fact[str] = field(default_factory=Fact)  # "venv" | "conda" | "system"
-    container: Fact[str] = field(default_factory=Fact)  # "docker" | "podman" | "kubernetes" | "lxc" | "none"
-    gpu_device_nodes: Fact[tuple[str, ...]] = field(default_factory=Fact)  # /dev/nvidia*, /dev/dxg
-    wsl: Fact[bool] = field(default_factory=Fact)
-    wsl_libcuda: Fact[str] = field(default_factory=Fact)  # /usr/lib/wsl/lib/libcuda.so.1
+    os: Fact[str] = UNKNOWN  # "linux" | "windows" | "darwin"
+    os_release: Fact[str] = UNKNOWN  # "Ubuntu 22.04.4 LTS"
+    kernel: Fact[str] = UNKNOWN
+    machine: Fact[str] = UNKNOWN  # "x86_64" | "aarch64"
+    glibc: Fact[str] = UNKNOWN
+    python: Fact[str] = UNKNOWN  # target interpreter's version, "3.11.7"
+    python_executable: Fact[str] = UNKNOWN
+    environment: Fact[str] = UNKNOWN  # "venv" | "conda" | "system"
+    container: Fact[str] = UNKNOWN  # "docker" | "podman" | "kubernetes" | "lxc" | "none"
+    gpu_device_nodes: Fact[tuple[str, ...]] = UNKNOWN  # /dev/nvidia*, /dev/dxg
+    wsl: Fact[bool] = UNKNOWN
+    wsl_libcuda: Fact[str] = UNKNOWN  # /usr/lib/wsl/lib/libcuda.so.1
     # A Linux (non-WSL) NVIDIA driver found inside WSL, which shadows the Windows
     # driver's libcuda: "/usr/lib/x86_64-linux-gnu/libcuda.so.1" or "/proc/driver/nvidia".
-    wsl_linux_driver: Fact[str] = field(default_factory=Fact)
+    wsl_linux_driver: Fact[str] = UNKNOWN
 
 
 @dataclass(frozen=True)
 class Driver:
-    version: Fact[str] = field(default_factory=Fact)
-    cuda_api: Fact[str] = field(default_factory=Fact)
+    version: Fact[str] = UNKNOWN
+    cuda_api: Fact[str] = UNKNOWN
     # CUresult of cuInit(0): 0 is success; 100 no device, 999 unknown...
-    cuinit: Fact[int] = field(default_factory=Fact)
-    cuinit_error: Fact[str] = field(default_factory=Fact)  # cuGetErrorName: "CUDA_ERROR_NO_DEVICE"
+    cuinit: Fact[int] = UNKNOWN
+    cuinit_error: Fact[str] = UNKNOWN  # cuGetErrorName: "CUDA_ERROR_NO_DEVICE"
     # "proprietary" | "open" | "not-loaded"
-    kernel_module: Fact[str] = field(default_factory=Fact)
-    nouveau_loaded: Fact[bool] = field(default_factory=Fact)
+    kernel_module: Fact[str] = UNKNOWN
+    nouveau_loaded: Fact[bool] = UNKNOWN
     # "ok", or NVML's error name: "LibraryNotFound", "DriverNotLoaded", "LibRmVersionMismatch", ...
-    nvml: Fact[str] = field(default_factory=Fact)
-    libcuda: Fact[str] = field(default_factory=Fact)  # path of the libcuda.so.1 that loads
+    nvml: Fact[str] = UNKNOWN
+    libcuda: Fact[str] = UNKNOWN  # path of the libcuda.so.1 that loads
     # Release of the user-space driver libraries (libcuda.so.580.65.06 /
     # libnvidia-ml.so.*); differs from `version` (the kernel module) after an
     # upgrade without reboot.
-    library_version: Fact[str] = field(default_factory=Fact)
+    library_version: Fact[str] = UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -178,15 +182,15 @@ class DeepResult:
 @dataclass(frozen=True)
 class Framework:
     name: str  # "torch" | "tensorflow" | "jax" | "cupy"
-    version: Fact[str] = field(default_factory=Fact)  # "2.14.1+cu130"
+    version: Fact[str] = UNKNOWN  # "2.14.1+cu130"
     location: str | None = None
     # "cuda" | "cpu" | "rocm" | "xpu" | "mps"
-    build: Fact[str] = field(default_factory=Fact)
-    cuda: Fact[str] = field(default_factory=Fact)  # CUDA it was built with, "13.0"
-    cudnn: Fact[str] = field(default_factory=Fact)  # cuDNN it was built with / pins
-    nccl: Fact[str] = field(default_factory=Fact)
+    build: Fact[str] = UNKNOWN
+    cuda: Fact[str] = UNKNOWN  # CUDA it was built with, "13.0"
+    cudnn: Fact[str] = UNKNOWN  # cuDNN it was built with / pins
+    nccl: Fact[str] = UNKNOWN
     # ("sm_75", "sm_80", ..., "compute_120"): SASS targets and embedded PTX
-    arch_list: Fact[tuple[str, ...]] = field(default_factory=Fact)
+    arch_list: Fact[tuple[str, ...]] = UNKNOWN
     requires_python: str | None = None
     deep: DeepResult | None = None
 

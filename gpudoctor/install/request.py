@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
@@ -74,6 +73,10 @@ def _spec_from_text(text: str, framework: str) -> SpecifierSet:
         # "2.5" means the 2.5 series; "2.5.1" that exact release.
         return SpecifierSet(f"=={text}.*" if text.count(".") == 1 else f"=={text}")
     if text[0].isalpha():
+        # Imported here: packaging.requirements pulls in markers and tags (~40 ms),
+        # which `check` never needs.
+        from packaging.requirements import InvalidRequirement, Requirement
+
         try:
             req = Requirement(text)
         except InvalidRequirement:
