@@ -15,10 +15,17 @@
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from dataclasses import dataclass
 
-from gpudoctor.versions import ComputeCapability, CudaVersion, compute_capability, cuda_version, driver_at_least
+from gpudoctor.versions import (
+    ComputeCapability,
+    CudaVersion,
+    compute_capability,
+    cuda_version,
+    driver_at_least,
+)
 
 _ENTRY = re.compile(r"^(sm|compute)_(\d+)(\d)([af]?)$")
 
@@ -37,6 +44,12 @@ class ArchEntry:
 def parse_arch_list(items) -> list[ArchEntry]:
     """Accepts get_arch_list() style ("sm_86", "compute_90") and
     TORCH_CUDA_ARCH_LIST style ("8.6", "9.0+PTX"); ignores junk."""
+    return list(_parse_arch_tuple(tuple(str(x) for x in items or ())))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_arch_tuple(items: tuple[str, ...]) -> tuple[ArchEntry, ...]:
+    # Install planning asks about the same few hundred arch lists thousands of times.
     out: list[ArchEntry] = []
     for raw in items or ():
         s = str(raw).strip().lower()
@@ -52,7 +65,7 @@ def parse_arch_list(items) -> list[ArchEntry]:
             if ptx:
                 out.append(ArchEntry("ptx", cc))
     # Ordered by capability, SASS before PTX of the same capability.
-    return sorted(set(out), key=lambda e: (e.cc, e.kind == "ptx", e.suffix))
+    return tuple(sorted(set(out), key=lambda e: (e.cc, e.kind == "ptx", e.suffix)))
 
 
 class KernelKind(str, enum.Enum):

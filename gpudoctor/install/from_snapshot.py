@@ -4,10 +4,22 @@ machine in the snapshot, so check and install never disagree."""
 
 from __future__ import annotations
 
+import functools
+
 from gpudoctor.findings import Fix
 from gpudoctor.install.plan import plan_install
 from gpudoctor.install.request import FRAMEWORKS, Request
 from gpudoctor.install.target import TargetError, target_from_snapshot
+
+
+def _plan(snapshot, matrices, name: str):
+    target = target_from_snapshot(snapshot, matrices)
+    installed = snapshot.framework(name)
+    return plan_install(Request(name, replaces=installed.version.value if installed else None), target, matrices)
+
+
+# Several rules (GD301-GD303, GD401, GD501...) ask for the same framework's fix.
+_plan_cached = functools.lru_cache(maxsize=8)(_plan)
 
 
 def fix_for_snapshot(snapshot, matrices, framework_name: str, why: str) -> Fix | None:
@@ -18,9 +30,10 @@ def fix_for_snapshot(snapshot, matrices, framework_name: str, why: str) -> Fix |
     if name is None:
         return None
     try:
-        target = target_from_snapshot(snapshot, matrices)
-        installed = snapshot.framework(name)
-        plan = plan_install(Request(name, replaces=installed.version.value if installed else None), target, matrices)
+        try:
+            plan = _plan_cached(snapshot, matrices, name)
+        except TypeError:  # an unhashable fact value: plan without the cache
+            plan = _plan(snapshot, matrices, name)
     except (TargetError, ValueError, LookupError):
         return None
     if not plan.ok:

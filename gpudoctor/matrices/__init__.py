@@ -60,6 +60,7 @@ def _version(text: str | None) -> Version | None:
         return None
 
 
+@functools.lru_cache(maxsize=1024)
 def _cudnn_key(text: str | None) -> tuple[int, ...]:
     """cuDNN versions compare on major.minor.patch: the 4th field is a build."""
     return (parse_numeric(text) or ())[:3]
@@ -80,6 +81,8 @@ class Matrices:
         self._t = dict(tables)
         self._as_of = dict(as_of)
         self._loader = loader
+        self._gpu_words_cache: list[tuple[int, list[str]]] | None = None
+        self._ranked: dict[tuple[str, float | None], list[tuple[int, r.GpuModel]]] = {}
 
     def _stem(self, stem: str) -> dict[str, tuple[Any, ...]]:
         if stem not in self._t:
@@ -172,25 +175,36 @@ class Matrices:
         matches its desktop namesake except as a close spelling."""
         return [g for _, g in self._rank_gpus(name, memory_gb)[:limit]]
 
+    def _gpu_words(self) -> list[tuple[int, list[str]]]:
+        """(row index, normalised words) of every name and device string, built once."""
+        if self._gpu_words_cache is None:
+            self._gpu_words_cache = [(i, _norm_gpu(key).split()) for i, g in enumerate(self.gpus)
+                                     for key in (g.name, *g.nvml_names)]
+        return self._gpu_words_cache
+
     def _rank_gpus(self, name: str, memory_gb: float | None) -> list[tuple[int, r.GpuModel]]:
+        key = (name, memory_gb)
+        if key not in self._ranked:  # rules and install planning ask about the same few names often
+            self._ranked[key] = self._rank_gpus_uncached(name, memory_gb)
+        return self._ranked[key]
+
+    def _rank_gpus_uncached(self, name: str, memory_gb: float | None) -> list[tuple[int, r.GpuModel]]:
         query = _norm_gpu(name).split()
         if not query:
             return []
         scores: dict[int, tuple[int, int]] = {}
-        for i, g in enumerate(self.gpus):
-            for key in (g.name, *g.nvml_names):
-                words = _norm_gpu(key).split()
-                if _MOBILE.intersection(query) - _MOBILE.intersection(words):
-                    continue  # a laptop part is not its desktop namesake
-                if words == query:
-                    score = (0, 0)
-                elif _all_words_in(query, words):
-                    score = (1, len(words) - len(query))
-                elif _all_words_in(words, query):
-                    score = (2, len(query) - len(words))
-                else:
-                    continue
-                scores[i] = min(score, scores.get(i, score))
+        for i, words in self._gpu_words():
+            if _MOBILE.intersection(query) - _MOBILE.intersection(words):
+                continue  # a laptop part is not its desktop namesake
+            if words == query:
+                score = (0, 0)
+            elif _all_words_in(query, words):
+                score = (1, len(words) - len(query))
+            elif _all_words_in(words, query):
+                score = (2, len(query) - len(words))
+            else:
+                continue
+            scores[i] = min(score, scores.get(i, score))
         if not scores:
             keys = {_norm_gpu(k): i for i, g in enumerate(self.gpus) for k in (g.name, *g.nvml_names)}
             plain = " ".join(w for w in query if w not in _MOBILE and w != "gpu")  # suggest the desktop namesake
@@ -396,6 +410,7 @@ _CLOSE_SPELLING = 3  # rank of a difflib-only match: a suggestion, never an answ
 _MOBILE = {"laptop", "mobile"}
 
 
+@functools.lru_cache(maxsize=4096)
 def _norm_gpu(name: str) -> str:
     """'NVIDIA GeForce RTX 4090' -> 'rtx 4090'; 'NVIDIA A100-SXM4-80GB' -> 'a100 sxm4 80gb'.
     Vendor and brand words go (older drivers omit them); 'Quadro' stays, it tells
