@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gpudoctor import cuerrors
 from gpudoctor.findings import Fix, Severity
 from gpudoctor.rules.common import driver_install_commands, ev, ev_value
 from gpudoctor.rules.registry import Unknown, rule
@@ -12,34 +13,13 @@ FAMILY = "driver"
 # and is the last for Maxwell, Pascal and Volta (see matrices/cuda.toml).
 RECOMMENDED_BRANCH = 580
 
-# cuInit results worth a specific explanation (CUDA Driver API, CUresult).
-CURESULT = {
-    3: ("CUDA_ERROR_NOT_INITIALIZED", "hardware-health",
-        "The driver could not initialise; look at `sudo dmesg | grep -i -E 'nvidia|nvrm|xid'`."),
-    34: ("CUDA_ERROR_STUB_LIBRARY", "library-conflict",
-         "A stub libcuda.so (from the toolkit's lib64/stubs) is found before the driver's: remove the "
-         "stubs directory from LD_LIBRARY_PATH."),
-    46: ("CUDA_ERROR_DEVICE_UNAVAILABLE", "hardware-health",
-         "The GPU is in exclusive-process compute mode and busy, or unavailable: "
-         "`nvidia-smi -q -d COMPUTE` and the processes holding it."),
-    100: ("CUDA_ERROR_NO_DEVICE", "container-no-gpu",
-          "The driver sees no usable GPU: check CUDA_VISIBLE_DEVICES, and in a container that GPUs are "
-          "passed in (`docker run --gpus all`)."),
-    304: ("CUDA_ERROR_OPERATING_SYSTEM", "hardware-health",
-          "An OS call failed during initialisation; often missing /dev/nvidia-uvm: `sudo modprobe nvidia-uvm` "
-          "or run `nvidia-modprobe -u -c 0`."),
-    802: ("CUDA_ERROR_SYSTEM_NOT_READY", "hardware-health",
-          "On NVSwitch systems (HGX/DGX) the Fabric Manager must run with the same version as the driver: "
-          "`sudo systemctl enable --now nvidia-fabricmanager`."),
-    803: ("CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "driver-library-mismatch",
-          "The user-space libcuda does not match the kernel driver (often a forward-compatibility "
-          "package or a container's libcuda): remove the mismatching libcuda or reboot after an upgrade."),
-    804: ("CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "driver-library-mismatch",
-          "A CUDA forward-compatibility libcuda is in use on a GPU that does not support forward "
-          "compatibility (only data-center GPUs do): remove the cuda-compat libraries from the library path."),
-    999: ("CUDA_ERROR_UNKNOWN", "hardware-health",
-          "Unknown error, often after suspend/resume or a driver upgrade without reboot; on WSL, a Windows "
-          "driver that is too old. Reload the nvidia_uvm module or reboot."),
+# The category a failing cuInit belongs to; what each CUresult means and how to
+# fix it lives in gpudoctor/cuerrors.py, shared with `gpudoctor smoke`.
+CUINIT_CATEGORY = {
+    34: "library-conflict",  # the toolkit's stub libcuda was loaded
+    100: "container-no-gpu",  # no device visible
+    803: "driver-library-mismatch",  # user-space libcuda vs kernel driver
+    804: "driver-library-mismatch",  # forward-compatibility libcuda on an unsupported GPU
 }
 
 
@@ -145,14 +125,14 @@ def cuinit_failed(s: Snapshot, m):
         raise Unknown("cuInit was not tried")
     if code == 0:
         return
-    name, category, advice = CURESULT.get(code, (f"CUresult {code}", "hardware-health",
-                                                 "See the CUDA Driver API error list for this code."))
+    err = cuerrors.describe(code)
+    category = CUINIT_CATEGORY.get(code, "hardware-health")
     yield cuinit_failed.rule.finding(
-        f"cuInit(0) fails with {code} ({name})" + (" although NVML works" if s.driver.nvml.value == "ok" else ""),
+        f"cuInit(0) fails with {cuerrors.label(code)}" + (" although NVML works" if s.driver.nvml.value == "ok" else ""),
         category=category,
         evidence=[ev("driver.cuinit", s.driver.cuinit), ev("driver.nvml", s.driver.nvml),
                   ev("driver.libcuda", s.driver.libcuda)],
-        fix=Fix(advice, ("nvidia-smi", "sudo dmesg | grep -i -E 'nvrm|xid' | tail -20")),
+        fix=Fix(f"{err.meaning[:1].upper()}{err.meaning[1:]}. {err.fix}", err.commands or (cuerrors.XID,)),
     )
 
 

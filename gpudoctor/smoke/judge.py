@@ -9,12 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from gpudoctor import cuerrors
 from gpudoctor.findings import Evidence, Finding, Fix, Severity
 from gpudoctor.matrices import Matrices, load_matrices
 from gpudoctor.rules import smoke_codes as codes
 from gpudoctor.serde import from_data
-from gpudoctor.smoke import cuerrors, expect
-from gpudoctor.smoke.judge_driver import cuda_fix, driver_findings, process_finding, runner_error_finding
+from gpudoctor.smoke import expect
+from gpudoctor.smoke.judge_driver import (
+    cuda_fix,
+    driver_findings,
+    process_finding,
+    runner_error_finding,
+)
 from gpudoctor.smoke.model import GpuResult, SmokeReport, TestResult
 from gpudoctor.smoke.process import ProcessOutcome
 from gpudoctor.smoke.verdicts import gpu_findings, node_findings

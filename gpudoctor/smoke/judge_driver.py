@@ -5,9 +5,9 @@ Pure: documents in, Findings out. The test-level verdicts are in judge.py.
 
 from __future__ import annotations
 
+from gpudoctor import cuerrors
 from gpudoctor.findings import Evidence, Finding, Fix
 from gpudoctor.rules import smoke_codes as codes
-from gpudoctor.smoke import cuerrors
 from gpudoctor.smoke.process import ProcessOutcome
 
 DRIVER_SOURCE = "smoke driver check (ctypes on libcuda)"

@@ -14,7 +14,12 @@ from dataclasses import dataclass
 
 from gpudoctor.host import Host
 from gpudoctor.matrices import Matrices
-from gpudoctor.smoke.driver import DEFAULT_DRIVER_TIMEOUT_S, MAIN_SCRIPT, last_json_object, run_driver_check
+from gpudoctor.smoke.driver import (
+    DEFAULT_DRIVER_TIMEOUT_S,
+    MAIN_SCRIPT,
+    last_json_object,
+    run_driver_check,
+)
 from gpudoctor.smoke.judge import SmokeInput, judge
 from gpudoctor.smoke.judge_driver import driver_findings
 from gpudoctor.smoke.model import SmokeReport

@@ -4,11 +4,12 @@ NCCL and peer access."""
 
 from __future__ import annotations
 
+from gpudoctor import cuerrors
 from gpudoctor.findings import Evidence, Finding, Fix, Severity
 from gpudoctor.matrices import Matrices
 from gpudoctor.matrices.records import GpuModel, PrecisionSupport
 from gpudoctor.rules import smoke_codes as codes
-from gpudoctor.smoke import cuerrors, expect
+from gpudoctor.smoke import expect
 from gpudoctor.smoke.model import GpuResult, TestResult
 from gpudoctor.snapshot import Gpu
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.smoke import cuerrors
+from gpudoctor import cuerrors
 
 BRIEF_CODES = (100, 802, 804, 999, 3, 35, 34, 209, 222)
 

@@ -84,9 +84,8 @@ def device_info(cp, index):
 
 def run(args, started):
     os.environ.setdefault("CUPY_TF32", "0")  # FP32 must mean FP32 (read at import)
-    import numpy as np
-
     import cupy as cp
+    import numpy as np
 
     runtime = cp.cuda.runtime
     fw = {"name": "cupy", "version": cp.__version__, "cuda": None, "cudnn": None}

@@ -87,9 +87,8 @@ def gpu_devices(jax):
 
 
 def run(args, started):
-    import numpy as np
-
     import jax
+    import numpy as np
 
     fw = {"name": "jax", "version": jax.__version__, "cuda": None, "cudnn": None}
     try:
