@@ -13,7 +13,9 @@ import re
 import shutil
 import subprocess
 import sys
+from importlib import resources
 
+import jsonschema
 import pytest
 
 HAS_DRIVER = os.path.exists("/proc/driver/nvidia/version") or os.path.exists("/usr/lib/wsl/lib/libcuda.so.1")
@@ -34,6 +36,7 @@ def report():
 
 def test_runs_and_reports_no_crash(report):
     _, data = report
+    jsonschema.validate(data, json.loads((resources.files("gpudoctor") / "schema" / "report.v1.json").read_text()))
     assert data["summary"]["crashed"] == 0, [r for r in data["results"] if r["outcome"] == "crashed"]
     assert data["summary"]["probe_errors"] == 0, data["snapshot"]["probe_errors"]
 
@@ -72,3 +75,12 @@ def test_judges_the_target_torch():
     else:
         assert torch["cuda"]["value"] == says[1] and torch["arch_list"]["value"]
         assert "GD501" not in codes
+
+
+def test_snapshot_replays_to_the_same_findings(tmp_path, report):
+    proc = subprocess.run([sys.executable, "-m", "gpudoctor", "snapshot"], capture_output=True, text=True,
+                          timeout=300, check=True)
+    (tmp_path / "s.json").write_text(proc.stdout)
+    _, replayed = check("--from", str(tmp_path / "s.json"))
+    assert replayed["snapshot"]["origin"] == "file"
+    assert [f["code"] for f in replayed["findings"]] == [f["code"] for f in report[1]["findings"]]
