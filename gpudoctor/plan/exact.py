@@ -17,7 +17,7 @@ from gpudoctor.host import run_command
 from gpudoctor.plan.job import GIB, Job
 from gpudoctor.plan.memory import WORKSPACE, Memory
 
-SCRIPT = Path(__file__).resolve().parent / "exact_script.py"
+SCRIPT = Path(__file__).resolve().parent / "target" / "exact_script.py"
 DEFAULT_TIMEOUT = 600.0
 
 
