@@ -1,17 +1,22 @@
 """Quoting, and --verify against recorded index answers (never the network)."""
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
+from conftest import make
+from test_engine import _jax_row, choose, machine
 
 from gpudoctor.install import commands as cmd
 from gpudoctor.install.target import Target
-from gpudoctor.install.verify import VerifyUnavailable, matching_wheel, simple_filenames, verify_plan
+from gpudoctor.install.verify import (
+    VerifyUnavailable,
+    matching_wheel,
+    simple_filenames,
+    verify_plan,
+)
 from gpudoctor.matrices import records as r
-
-from conftest import make
-from test_engine import _jax_row, choose, machine
 
 RECORDED = Path(__file__).parent / "recorded"
 
@@ -52,14 +57,14 @@ def test_windows_quoting():
 def test_snapshot_interpreter_path_is_used_and_quoted(torch_mini):
     t = Target(python=(3, 11), driver="575.57.08", gpus=machine("6.1").gpus,
                python_executable="/home/me/my env/bin/python")
-    from gpudoctor.install import plan_install, parse_request
+    from gpudoctor.install import parse_request, plan_install
     plan = plan_install(parse_request("torch"), t, torch_mini)
     assert plan.install.commands.pip.startswith("'/home/me/my env/bin/python' -m pip install torch==2.11.0+cu126")
     assert plan.install.commands.uv.startswith("uv pip install --python '/home/me/my env/bin/python' ")
 
 
 def test_uv_project_snippet_is_valid_toml(torch_mini):
-    import tomllib
+    tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
     plan = choose(torch_mini, machine("8.9", driver="575.57.08"), packages=("torchvision",))
     doc = tomllib.loads(plan.install.commands.uv_project)
     assert doc["project"]["dependencies"] == ["torch==2.11.0", "torchvision==0.26.0"]
