@@ -156,7 +156,8 @@ class Facts:
                 draft.name, draft.truncated = Value(name.rstrip(". ") if truncated else name, source, rank), truncated
                 self._named.setdefault(gpu_key(draft.name.value), []).append(draft)
             for key, value in values.items():
-                self._keep(draft.fields, key, value, source, rank, f"gpus[{draft.index if draft.index is not None else '?'}].{key}")
+                where = draft.index if draft.index is not None else "?"
+                self._keep(draft.fields, key, value, source, rank, f"gpus[{where}].{key}")
 
     def _find_gpus(self, index: int | None, name: str | None, truncated: bool) -> list[GpuDraft]:
         if index is not None:

@@ -15,7 +15,8 @@ from gpudoctor.diagnose.collect import STATED, Facts
 from gpudoctor.diagnose.paste import Paste
 from gpudoctor.diagnose.system import note_os
 
-_TORCH = re.compile(r"\b(?:torch|pytorch)(?:[ \t]{0,2}(?:version|nightly|build))?[*_]{0,2}[ \t]{0,2}(?:[:=_-]{1,2}|[ \t(])[ \t(*]{0,3}v?"
+_TORCH = re.compile(r"\b(?:torch|pytorch)(?:[ \t]{0,2}(?:version|nightly|build))?[*_]{0,2}[ \t]{0,2}"
+                    r"(?:[:=_-]{1,2}|[ \t(])[ \t(*]{0,3}v?"
                     r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\.dev\d{1,10}|a0\+\w{1,12}|rc\d)?"
                     r"(?:\+(?:cu\d{2,3}|cpu|rocm[\d.]{1,8}))?)(?![\w+])(?!\.\d)", re.I)
 _TORCH_CUDA = re.compile(r"CUDA[ \t]{0,2}\(via torch\)[ \t]{0,2}:?[ \t]{0,2}(\d{1,2}\.\d)", re.I)

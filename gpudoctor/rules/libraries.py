@@ -152,8 +152,9 @@ def cudnn_shadowed(s: Snapshot, m):
         for lib in s.cudnn:
             v = _ver(lib.version)
             if (lib.ld_library_path or lib.kind == "ld-library-path") and v and own and v[0] == own[0] and v[:3] != own[:3]:
+                shipped = _pip_libs(s, "cudnn")[0].version
                 yield cudnn_shadowed.rule.finding(
-                    f"LD_LIBRARY_PATH has cuDNN {lib.version} ({lib.path}); {fw_label(fw)} ships {_pip_libs(s, 'cudnn')[0].version}",
+                    f"LD_LIBRARY_PATH has cuDNN {lib.version} ({lib.path}); {fw_label(fw)} ships {shipped}",
                     subject=fw.name,
                     evidence=[ev_value("cudnn.ld_library_path", f"{lib.version} at {lib.path}", lib.source)],
                     fix=_shadow_fix(),
@@ -224,5 +225,6 @@ def nccl_mismatch(s: Snapshot, m):
                     subject=fw.name, evidence=[ev(f"{fw.name}.nccl", fw.nccl),
                                                ev_value("nccl.installed", lib.version, lib.source)],
                     fix=Fix("Multi-GPU collectives may hang or fail with a different NCCL. Reinstall the pinned one.",
-                            (f"pip install --force-reinstall --no-deps 'nvidia-nccl-cu{(parse_numeric(fw.cuda.value) or (12,))[0]}=={fw.nccl.value}'",)),
+                            ("pip install --force-reinstall --no-deps "
+                             f"'nvidia-nccl-cu{(parse_numeric(fw.cuda.value) or (12,))[0]}=={fw.nccl.value}'",)),
                 )

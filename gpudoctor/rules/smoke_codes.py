@@ -7,7 +7,7 @@ from gpudoctor.findings import Severity
 from gpudoctor.rules.registry import register
 
 FAMILY = "smoke"
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 DRIVER_INIT_FAILED = register(
     "GD701", "driver-init-failed", "smoke-failure", E,
@@ -42,13 +42,13 @@ NCCL_FAILURE = register(
     "GD710", "nccl-failure", "smoke-failure", E,
     "the NCCL all-reduce across the local GPUs failed or returned wrong sums", FAMILY)
 NO_PEER_ACCESS = register(
-    "GD711", "no-peer-access", "performance", I,
+    "GD711", "no-peer-access", "performance", INFO,
     "some GPU pairs cannot access each other's memory directly (no NVLink/PCIe peer-to-peer)", FAMILY)
 SDPA_MATH_FALLBACK = register(
     "GD712", "sdpa-math-fallback", "performance", W,
     "scaled-dot-product attention in FP16/BF16 falls back to the unfused math kernel on this GPU", FAMILY)
 PRECISION_SKIPPED = register(
-    "GD713", "precision-skipped", "precision-unsupported", I,
+    "GD713", "precision-skipped", "precision-unsupported", INFO,
     "a precision was skipped because the GPU or the framework build does not support it", FAMILY)
 MEMORY_PATTERN_ERRORS = register(
     "GD714", "memory-pattern-errors", "hardware-health", E,
@@ -57,5 +57,5 @@ KERNEL_ERROR = register(
     "GD715", "kernel-error", "smoke-failure", E,
     "a smoke test raised an error (the CUDA error is named when the message carries one)", FAMILY)
 RAN_ON_CPU = register(
-    "GD716", "ran-on-cpu", "info", I,
+    "GD716", "ran-on-cpu", "info", INFO,
     "smoke ran with --allow-cpu on the CPU: the numerics were checked, no GPU was tested", FAMILY)

@@ -69,7 +69,7 @@ def M(id, gpus, driver, python, expect, why, **kw) -> Machine:  # noqa: N802 - a
 TORCH = [
     # --- Pascal / Maxwell / Kepler: only cu126 (or older) builds still carry their kernels -----------------
     M("gtx1080ti-575-py311", [GTX1080TI], "575.57.08", "3.11", ("2.14.1", "cu126", WHL),
-      "cu128/cu129 dropped sm_50-sm_61 and cu13x needs sm_75 and driver 580; cu126 has sm_60 cubins", 
+      "cu128/cu129 dropped sm_50-sm_61 and cu13x needs sm_75 and driver 580; cu126 has sm_60 cubins",
       must_not=("cu128", "cu129", "cu130", "cu132"), says=("sm_61 is supported only up to torch 2.14.1",)),
     M("gtx1080ti-580-py312", [GTX1080TI], "580.95.05", "3.12", ("2.14.1", "cu126", WHL),
       "a new driver does not help: cu130/cu132 have no sm_6x kernels and cuDNN >= 9.11 needs sm_75"),
