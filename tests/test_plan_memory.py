@@ -77,11 +77,12 @@ def test_fused_attention_drops_the_score_term():
 def test_checkpointing_keeps_layer_inputs_only():
     spec = models.find_preset("llama2-7b")
     job = Job(batch=2, seq=2048, precision="bf16", grad_checkpointing=True)
-    saved, recompute, _ = memory.transformer_activations(spec, job, memory.PRECISION_BYTES["bf16"], 4096, 2048,
-                                                         memory.FULL)
+    saved = memory.transformer_activations(spec, job, memory.PRECISION_BYTES["bf16"], 4096, 2048, memory.FULL)
     per_layer_input = 2 * 4096 * spec.hidden
-    assert spec.layers * per_layer_input <= saved < spec.layers * per_layer_input * 1.2
-    assert recompute > per_layer_input  # one layer's full activations during its recomputation
+    assert spec.layers * per_layer_input <= saved.forward < spec.layers * per_layer_input * 1.2
+    assert saved.recompute > per_layer_input  # one layer's full activations during its recomputation
+    # by the last recompute the other layers' inputs are freed
+    assert per_layer_input <= saved.tail < saved.forward / 4
 
 
 @pytest.mark.parametrize("change", [
