@@ -70,6 +70,7 @@ class Job:
     chunked_ce: bool = False  # cross-entropy over LOSS_CHUNKS chunks of the logits
     compile: bool = False  # torch.compile of the layers and the loss
     activation_offload: bool = False  # saved activations streamed to CPU memory
+    input_rate: float | None = None  # samples/s the data pipeline delivers per GPU (None: keeps up)
     # how much work (for time and cost)
     samples: int | None = None
     epochs: float = 1.0
