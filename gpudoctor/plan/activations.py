@@ -152,6 +152,10 @@ def transformer_activations(spec: ModelSpec, job: Job, b: Bytes, tokens: int, se
     attention = job.attention or spec.attention
     compiled = job.compile
     layer = layer_bytes_per_token(spec, b, seq, attention, tr, compiled) * tokens
+    if job.bnb_keeps_inputs():
+        # bitsandbytes < 0.43.2: every 4-bit linear keeps its input, a second copy next to the
+        # dropout output its LoRA adapter keeps (QLoRA trains with lora_dropout 0.05-0.1).
+        layer += b.lin * (2 + spec.attn_dim / spec.hidden + spec.active_ffn / spec.hidden) * spec.hidden * tokens
     cross = attention_bytes_per_token(spec, b, seq, attention, tr, compiled) * spec.hidden * tokens
     outer = outer_bytes_per_token(spec, b, tr, compiled) * tokens
     # Gradients of one layer's largest activations exist while it runs backward.

@@ -142,9 +142,7 @@ def _states(spec: ModelSpec, job: Job, b: Bytes, notes: list[str]) -> States:
         weights = quantized * nf4 + (params - quantized) * 2
         dq = "" if job.double_quant else ", no double quantization"
         notes.append(f"QLoRA: layer weights in NF4 ({nf4 * 8:.3f} bits{dq}), embeddings/norms/head in 16-bit")
-        if job.bnb_keeps_inputs():
-            # MatMul4Bit saved its input for a weight gradient the frozen base never takes.
-            tr = Trainable(qkv=True, o=True, mlp_in=True, mlp_out=True, head=tr.head, norms=False)
+        if job.bnb_keeps_inputs():  # MatMul4Bit saved its input for a weight gradient never taken
             notes.append(f"bitsandbytes {job.bnb_version} (before 0.43.2) keeps every 4-bit layer's input for "
                          "backward (bitsandbytes PR #1270): upgrade with pip install -U 'bitsandbytes>=0.43.2'")
         elif job.quantizer == "bitsandbytes" and not job.bnb_version:
