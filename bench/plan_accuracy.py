@@ -7,6 +7,7 @@ and what `accelerate estimate-memory` would print for the same model.
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 from pathlib import Path
 
@@ -48,13 +49,18 @@ def main() -> int:
         for ln in [head] + lines:
             print("  ".join(str(x).ljust(w) for x, w in zip(ln, widths)))
     claimed = [c for c in rows if c.row.asserted]
-    measured = [c for c in claimed if c.error is not None]
-    errors = [abs(c.error) for c in measured]
+    measured = [c for c in rows if c.error is not None]  # every measured peak, claimed or not
+    errors = sorted(abs(c.error) for c in measured)
+    qlora = [abs(c.error) for c in measured if c.row.job.get("qlora")]
     acc = [abs(c.accelerate_bytes / c.measured_bytes - 1) for c in measured if c.accelerate_bytes is not None]
+    worst = max(measured, key=lambda c: abs(c.error))
     print(f"\n{sum(c.ok for c in claimed)}/{len(claimed)} claimed rows within +-{TOLERANCE:.0%} (or on the right "
-          f"side of a capacity bound). Over the {len(measured)} claimed measured peaks: gpudoctor mean |error| "
-          f"{100 * sum(errors) / len(errors):.1f} %, max {100 * max(errors):.1f} %; accelerate estimate-memory "
-          f"mean |error| {100 * sum(acc) / len(acc):.0f} % ({len(acc)} rows it can answer).")
+          f"side of a capacity bound).\nAll {len(measured)} measured peaks (claimed or not): gpudoctor median |error| "
+          f"{100 * statistics.median(errors):.1f} %, mean {100 * statistics.mean(errors):.1f} %, max "
+          f"{100 * worst.error:+.1f} % ({worst.row.id}), {sum(e > 0.25 for e in errors)} rows beyond 25 %; "
+          f"QLoRA rows: max |error| {100 * max(qlora):.1f} % ({len(qlora)} rows).\n"
+          f"accelerate estimate-memory on the same rows: median |error| {100 * statistics.median(acc):.0f} %, "
+          f"mean {100 * statistics.mean(acc):.0f} % ({len(acc)} rows it can answer).")
     for c in rows:
         if c.row.note:
             print(f"{c.row.id}: {c.row.note}")

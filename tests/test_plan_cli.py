@@ -48,12 +48,15 @@ def test_json_contract_with_the_shipped_gpu_table():
     parts = sum(mem[k] for k in ("weights_gib", "gradients_gib", "optimizer_gib", "activations_gib", "other_gib",
                                  "context_gib"))
     assert parts == pytest.approx(mem["peak_gib"], abs=0.01)
-    assert len(data["gpus"]) == len(load_matrices().gpus)  # every known GPU, whatever the table holds
+    # every known GPU except embedded boards, which come only with --edge
+    shipped = load_matrices().gpus
+    assert len(data["gpus"]) == len([g for g in shipped if g.segment != "embedded"])
+    assert len(run_json("gpt2", "--batch", "4", "--edge")["gpus"]) == len(shipped)
     assert [g["rank"] for g in data["gpus"]] == list(range(1, len(data["gpus"]) + 1))
 
 
 def test_ranking_fitting_first_tightest_first(small):
-    data = run_json("llama-3.2-1b", "--batch", "4", "--seq", "1024", "--precision", "bf16")
+    data = run_json("llama-3.2-1b", "--batch", "4", "--seq", "1024", "--precision", "bf16", "--sort", "fit")
     fits = [g["fits"] for g in data["gpus"]]
     assert fits == sorted(fits, reverse=True)
     fitting = [g["headroom_gib"] for g in data["gpus"] if g["fits"]]
@@ -157,7 +160,7 @@ def test_prices_file_override(tmp_path, small):
     p.write_text('as_of = "2030-05-05"\n[[rent]]\ngpu = "A10"\ntier = "community"\nprovider = "me"\n'
                  'usd_per_hour = 0.01\ndate = "2030-05-05"\nsource = "my invoice"\n')
     data = run_json("gpt2", "--prices", str(p), "--tokens", "1e8")
-    assert data["prices"] == {"as_of": "2030-05-05", "origin": str(p)}
+    assert data["prices"]["as_of"] == "2030-05-05" and data["prices"]["origin"] == str(p)
     a10 = next(g for g in data["gpus"] if g["name"] == "A10")
     assert a10["cost"]["per_hour_usd"]["community"] == [0.01, 0.01]
 
@@ -209,3 +212,59 @@ def test_through_the_real_cli_entry_point():
 
     result = CliRunner().invoke(cli, ["plan", "--list"])
     assert result.exit_code == 0 and "llama2-7b" in result.stdout
+
+
+def test_default_ranking_is_job_cost_then_time_and_says_the_answer(small):
+    data = run_json("llama-3.2-1b", "--batch", "4", "--seq", "1024", "--precision", "bf16", "--tokens", "1e9")
+    assert data["sort"] == "cost"
+    fitting = [g for g in data["gpus"] if g["fits"]]
+    rented = [g["job_rent_usd"] for g in fitting if g["job_rent_usd"] is not None]
+    assert rented and rented == sorted(rented)
+    # rentable GPUs before those without a rent price
+    priced = [g["job_rent_usd"] is not None for g in fitting]
+    assert priced == sorted(priced, reverse=True)
+    picks = {k["pick"]: k for k in data["summary"]}
+    assert set(picks) == {"cheapest", "fastest", "best value"}
+    assert picks["cheapest"]["gpu"] == fitting[0]["name"]
+    fastest = min((g for g in fitting if g["job_rent_usd"] is not None), key=lambda g: g["hours"])
+    assert picks["fastest"]["gpu"] == fastest["name"]
+    text = run("llama-3.2-1b", "--batch", "4", "--seq", "1024", "--precision", "bf16", "--tokens", "1e9").stdout
+    assert "cheapest: " in text and "fastest: " in text and "best value: " in text
+
+
+def test_sort_by_time(small):
+    data = run_json("llama-3.2-1b", "--batch", "4", "--seq", "1024", "--precision", "bf16", "--tokens", "1e9",
+                    "--sort", "time")
+    hours = [g["hours"] for g in data["gpus"] if g["fits"]]
+    assert hours == sorted(hours)
+
+
+def test_multi_gpu_hours_follow_the_throughput(small):
+    data = run_json("resnet50", "--batch", "256", "--precision", "amp-fp16", "--optimizer", "sgd", "--gpus", "8",
+                    "--samples", "1281167", "--epochs", "1", "--gpu", "A100 SXM4 80GB")
+    g = data["gpus"][0]
+    assert g["hours"] == pytest.approx(1281167 / g["samples_per_s"] / 3600, rel=0.01)
+
+
+def test_inference_has_a_time_column_and_a_kv_cache_label(small):
+    result = run("llama3-8b", "--inference", "--context", "4096", "--batch", "4")
+    assert "KV cache" in result.stdout
+    data = run_json("llama3-8b", "--inference", "--context", "4096", "--batch", "4")
+    assert data["memory"]["kv_cache_gib"] == pytest.approx(data["memory"]["activations_gib"])
+
+
+def test_qlora_states_the_bitsandbytes_assumption(small):
+    data = run_json("llama2-7b", "--qlora", "--lora", "8", "--seq", "1024", "--batch", "2")
+    assert any("bitsandbytes >= 0.43.2" in n for n in data["memory"]["notes"])
+    old = run_json("llama2-7b", "--qlora", "--lora", "8", "--seq", "1024", "--batch", "2", "--bnb-version", "0.41.1")
+    assert old["memory"]["peak_gib"] > data["memory"]["peak_gib"]
+    assert any("PR #1270" in n for n in old["memory"]["notes"])
+
+
+def test_bnb_version_read_from_the_target_interpreter(small, tmp_path):
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho 0.42.0\n")
+    fake.chmod(0o755)
+    data = run_json("llama2-7b", "--qlora", "--lora", "8", "--seq", "1024", "--batch", "2", "--python", str(fake))
+    assert data["job"]["bnb_version"] == "0.42.0"
+    assert any("bitsandbytes 0.42.0 (read from" in n for n in data["memory"]["notes"])

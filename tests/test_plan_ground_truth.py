@@ -50,6 +50,9 @@ def test_the_claim_covers_the_nine_bert_rows_and_llama_runs():
     claimed = {r.id for r in ROWS if r.asserted}
     assert {"M1", "M4", "M5", "M6", "M7", "M8", "M9", "M10", "M11"} <= claimed
     assert {"M18-LoRA", "M18-QLoRA", "M22-packed"} <= claimed
+    # torchtune's memory savers one at a time, and the QLoRA runs
+    assert {"M22-compile", "M22-chunked", "M22-AC", "M22-optbwd", "M22-offload", "M22-LoRA", "M22-QLoRA",
+            "M20-full", "M21-LoRA", "M21-QLoRA"} <= claimed
 
 
 def test_nvidia_smi_rows_include_the_measured_context():

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from gpudoctor.plan import memory, models
 from gpudoctor.plan.job import GIB, Job, JobError
+from gpudoctor.plan.memory import estimate
 
 GENERIC = models.ModelSpec(name="1B", family="generic", params=1_000_000_000, source="test")
 
@@ -77,11 +78,12 @@ def test_fused_attention_drops_the_score_term():
 def test_checkpointing_keeps_layer_inputs_only():
     spec = models.find_preset("llama2-7b")
     job = Job(batch=2, seq=2048, precision="bf16", grad_checkpointing=True)
-    saved, recompute, _ = memory.transformer_activations(spec, job, memory.PRECISION_BYTES["bf16"], 4096, 2048,
-                                                         memory.FULL)
+    saved = memory.transformer_activations(spec, job, memory.PRECISION_BYTES["bf16"], 4096, 2048, memory.FULL)
     per_layer_input = 2 * 4096 * spec.hidden
-    assert spec.layers * per_layer_input <= saved < spec.layers * per_layer_input * 1.2
-    assert recompute > per_layer_input  # one layer's full activations during its recomputation
+    assert spec.layers * per_layer_input <= saved.forward < spec.layers * per_layer_input * 1.2
+    assert saved.recompute > per_layer_input  # one layer's full activations during its recomputation
+    # by the last recompute the other layers' inputs are freed
+    assert per_layer_input <= saved.tail < saved.forward / 4
 
 
 @pytest.mark.parametrize("change", [
@@ -182,3 +184,79 @@ def test_gib_dict_sums_to_peak():
     g = m.gib()
     parts = sum(v for k, v in g.items() if k != "peak_gib")
     assert parts == pytest.approx(g["peak_gib"]) and g["peak_gib"] == pytest.approx(m.peak / GIB)
+
+
+# --- torchtune-style savers, QLoRA variants, new model kinds -------------------------------
+def _peak(spec, **kw):
+    return estimate(spec, Job(**{"batch": 2, "seq": 2048, "precision": "bf16", **kw}))
+
+
+def test_compile_and_chunked_loss_shrink_what_they_should():
+    spec = models.find_preset("llama-3.2-3b")
+    plain, compiled = _peak(spec), _peak(spec, compile=True)
+    assert compiled.activations < plain.activations
+    assert compiled.detail["loss_block_bytes"] == plain.detail["loss_block_bytes"]
+    chunked = _peak(spec, chunked_ce=True)
+    logits = 2 * 2048 * spec.vocab
+    # plain: 12 B fp32 + 2 B logits per logit; chunked: the bf16 logits, fp32 log-softmax, one chunk's copy
+    assert chunked.detail["loss_block_bytes"] == pytest.approx(logits * (2 + 4 + 0.5))
+    assert plain.detail["loss_block_bytes"] == pytest.approx(logits * 14)
+
+
+def test_activation_offload_keeps_two_layers():
+    spec = models.find_preset("llama2-7b")
+    ac = _peak(spec, grad_checkpointing=True, chunked_ce=True)
+    off = _peak(spec, grad_checkpointing=True, chunked_ce=True, activation_offload=True)
+    assert off.detail["phase_totals_gib"]["loss"] < ac.detail["phase_totals_gib"]["loss"]
+    assert any("offloading" in n for n in off.notes)
+
+
+def test_paged_states_are_not_allocated_and_need_not_fit():
+    spec = models.find_preset("llama2-7b")
+    m = _peak(spec, optimizer="paged-adamw", optimizer_in_backward=True, grad_checkpointing=True)
+    assert m.paged == pytest.approx(8 * spec.params)  # fp32 m and v
+    assert m.allocated == pytest.approx(m.peak - m.context - m.slack - m.paged)
+    assert m.needed == pytest.approx(m.peak - m.paged)
+
+
+def test_old_bitsandbytes_keeps_layer_inputs():
+    spec = models.find_preset("llama2-7b")
+    new = _peak(spec, qlora=True, lora_rank=8)
+    old = _peak(spec, qlora=True, lora_rank=8, bnb_version="0.43.1")
+    fixed = _peak(spec, qlora=True, lora_rank=8, bnb_version="0.43.2")
+    assert old.peak > new.peak == fixed.peak
+    torchao = _peak(spec, qlora=True, lora_rank=8, quantizer="torchao", bnb_version="0.43.1")
+    assert torchao.peak == new.peak  # torchao's NF4 has no such bug
+
+
+def test_double_quantization_and_lm_head_lora():
+    spec = models.find_preset("llama2-7b")
+    dq, no_dq = _peak(spec, qlora=True, lora_rank=8), _peak(spec, qlora=True, lora_rank=8, double_quant=False)
+    quantized = spec.all_linear_params()
+    assert no_dq.weights - dq.weights == pytest.approx(quantized * (0.5 - 0.127) / 8, rel=0.01)
+    head = _peak(spec, lora_rank=8, lora_head=True)
+    assert head.detail["trainable_params"] - _peak(spec, lora_rank=8).detail["trainable_params"] == \
+        8 * (spec.hidden + spec.vocab)
+
+
+def test_seq2seq_and_moe_plan(tmp_path):
+    import json
+
+    t5 = tmp_path / "t5.json"
+    t5.write_text(json.dumps({"model_type": "t5", "d_model": 512, "d_kv": 64, "d_ff": 2048, "num_heads": 8,
+                              "num_layers": 6, "vocab_size": 32128, "feed_forward_proj": "relu"}))
+    spec = models.from_hf_config(str(t5))
+    assert spec.family == "seq2seq" and spec.params == 60_506_624  # t5-small, as published
+    m = estimate(spec, Job(batch=8, seq=512, precision="amp-bf16"))
+    assert m.activations > 0 and m.peak > spec.params * 16
+    inf = estimate(spec, Job(batch=1, seq=512, inference=True))
+    # decoder self-attention + cross-attention keys and values
+    assert inf.kv_cache == pytest.approx(2 * 2 * 6 * 8 * 64 * 512 * 2)
+    moe = tmp_path / "mixtral.json"
+    moe.write_text(json.dumps({"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 32,
+                               "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336,
+                               "num_local_experts": 8, "num_experts_per_tok": 2, "vocab_size": 32000,
+                               "tie_word_embeddings": False}))
+    mix = models.from_hf_config(str(moe))
+    assert mix.params == 46_702_792_704 and 12.8e9 < mix.active_params < 13.0e9
+    assert mix.matmul_params() < mix.params / 3  # FLOPs follow the routed experts

@@ -15,7 +15,8 @@ def test_shipped_table_is_dated_and_sourced():
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", table.as_of)
     assert table.rent and table.buy
     for row in table.rent + table.buy:
-        assert row.source.strip() and re.fullmatch(r"\d{4}-\d{2}-\d{2}", row.date)
+        assert row.source.strip() and prices.parse_date(row.date) is not None
+        assert re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", row.date)
     for row in table.rent:
         assert row.tier in prices.TIERS and 0 < row.usd_per_hour < 50
 
@@ -41,7 +42,8 @@ def test_cost_ranges_and_job_cost(tmp_path):
     lo, hi = cost.per_hour["community"]
     assert lo <= hi
     assert cost.job["community"] == pytest.approx((lo * 20, hi * 20))
-    assert cost.buy_usd == 1599
+    # buy-vs-rent uses the street price (dated, sourced) over the launch MSRP
+    assert cost.buy_usd == 1300 and cost.buy_kind == "street" and cost.buy_date == "2026-04"
 
 
 def test_break_even_accounts_for_electricity():
@@ -95,3 +97,34 @@ def test_bad_price_files(tmp_path, content, message):
 def test_missing_price_file(tmp_path):
     with pytest.raises(prices.PriceError, match="cannot read"):
         prices.load_prices(str(tmp_path / "none.toml"))
+
+
+def test_buy_prefers_street_then_used_then_launch():
+    rent = (prices.Rent("RTX 4090", "community", "x", 0.50, "2026-01-01", "test"),)
+    launch = prices.Buy("RTX 4090", 1599, "2022-09-20", "msrp")
+    used = prices.Buy("RTX 4090", 1000, "2026-03", "market", kind="used")
+    street = prices.Buy("RTX 4090", 1300, "2026-04", "retail", kind="street")
+    for buys, want in (((launch,), 1599), ((launch, used), 1000), ((used, street, launch), 1300)):
+        table = prices.PriceTable(as_of="2026-04-01", rent=rent, buy=buys)
+        assert prices.cost_for(RTX4090, table, hours=None, gpus=1).buy_usd == want
+
+
+def test_prices_older_than_90_days_warn():
+    from datetime import date
+
+    table = prices.PriceTable(as_of="2026-09-09", rent=(), buy=())
+    assert table.age_days(date(2026, 12, 1)) == 83
+    assert table.stale_warning(date(2026, 12, 1)) is None
+    warning = table.stale_warning(date(2026, 12, 9))
+    assert warning and "91 days old" in warning and "--prices" in warning
+    assert prices.PriceTable(as_of="someday", rent=(), buy=()).stale_warning(date(2026, 12, 9)) is None
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("2026-09-09", (2026, 9, 9)), ("2026-04", (2026, 4, 1)), ("2026", (2026, 1, 1)),
+    ("2026-13-01", None), ("yesterday", None), ("", None),
+])
+def test_price_dates_parse(text, expected):
+    from datetime import date
+
+    assert prices.parse_date(text) == (date(*expected) if expected else None)

@@ -172,10 +172,26 @@ def resolve_targets(names: tuple[str, ...], matrices) -> list:
 @click.option("--svg", "svg", metavar="FILE", help="Also save the view as an SVG picture.")
 @click.option("--top", type=click.IntRange(min=0), default=15, show_default=True,
               help="GPUs shown in the table (0: all). --json always lists every one.")
+@click.option("--sort", "sort", type=click.Choice(("cost", "time", "fit")), default="cost", show_default=True,
+              help="Rank the GPUs that fit by job cost (rentable first), time, or tightest fit.")
+@click.option("--edge", is_flag=True, help="Include embedded boards (Jetson) among the candidates.")
+@click.option("--quantizer", type=click.Choice(("bitsandbytes", "torchao")), default="bitsandbytes",
+              show_default=True, help="QLoRA's NF4 implementation (torchtune uses torchao).")
+@click.option("--bnb-version", metavar="VERSION",
+              help="bitsandbytes release for QLoRA (default: read with --python, else assume >= 0.43.2).")
+@click.option("--no-double-quant", is_flag=True, help="QLoRA without double quantization of the block constants.")
+@click.option("--lora-head", is_flag=True, help="LoRA adapters on the LM head too.")
+@click.option("--chunked-ce", is_flag=True, help="Cross-entropy over 8 chunks of the logits (torchtune).")
+@click.option("--compile", "compile_", is_flag=True, help="torch.compile of the layers and the loss.")
+@click.option("--activation-offload", is_flag=True, help="Saved activations streamed to CPU memory.")
+@click.option("--input-rate", type=click.FloatRange(min=0, min_open=True), metavar="N",
+              help="Samples/s your data pipeline delivers per GPU (bounds the speed).")
 def plan(model, list_, config, factory, exact, python, timeout, params, layers, hidden, heads, kv_heads, ffn, vocab,
          seq, image_size, batch, precision, optimizer, optimizer_impl, grad_checkpointing, grad_accum, lora,
          lora_targets, qlora, zero, fsdp, gpus, inference, context, offload_optimizer, optimizer_in_backward,
-         attention, cuda_context_gib, samples, epochs, tokens, gpu_names, here, prices_file, as_json, svg, top):
+         attention, cuda_context_gib, samples, epochs, tokens, gpu_names, here, prices_file, as_json, svg, top,
+         sort, edge, quantizer, bnb_version, no_double_quant, lora_head, chunked_ce, compile_, activation_offload,
+         input_rate):
     """Which GPU MODEL needs for a training (or inference) job, how long it takes, what it costs.
 
     MODEL is a preset (gpudoctor plan --list); or give --config FILE, --torch MODULE:FACTORY,
@@ -215,7 +231,15 @@ def plan(model, list_, config, factory, exact, python, timeout, params, layers, 
                   inference=inference, context=context, offload_optimizer=offload_optimizer,
                   optimizer_in_backward=optimizer_in_backward, attention=attention,
                   cuda_context_gib=cuda_context_gib, samples=int(_count(samples, "--samples")) if samples else None,
-                  epochs=epochs, tokens=_count(tokens, "--tokens"))
+                  epochs=epochs, tokens=_count(tokens, "--tokens"), quantizer=quantizer, bnb_version=bnb_version,
+                  double_quant=not no_double_quant, lora_head=lora_head, chunked_ce=chunked_ce, compile=compile_,
+                  activation_offload=activation_offload, input_rate=input_rate)
+        env_note = None
+        if qlora and quantizer == "bitsandbytes" and not bnb_version and python:
+            from gpudoctor.plan.target_env import bnb_version as read_bnb
+
+            found, env_note = read_bnb(python)
+            job = replace(job, bnb_version=found)
         if qlora and not lora:
             job = replace(job, lora_rank=64)  # the QLoRA paper's rank
         job.check()
@@ -241,7 +265,10 @@ def plan(model, list_, config, factory, exact, python, timeout, params, layers, 
                 spec = models.ModelSpec(name=factory, family="generic", params=res.params,
                                         source=f"--torch {factory}")
         result = make_plan(spec, job, targets, matrices, prices, memory=memory, flops_per_step=flops, mode=mode,
-                           here=here_info, suggest=spec.family != "generic")
+                           here=here_info, suggest=spec.family != "generic", sort=sort,
+                           edge=edge or bool(gpu_names) or here)
+        if env_note:
+            result.notes.append(env_note)
     except (models.ModelError, JobError, PriceError, ExactError) as exc:
         raise PlanUsageError(str(exc)) from None
 

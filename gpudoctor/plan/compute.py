@@ -31,13 +31,30 @@ PRIORS = {
                                       "HF BERT-large V100 fp16 batch 4 ~15 %"),
     "fp8": Prior(0.25, 0.21, 0.30, "mosaicml/llm-foundry: H100 fp8 MFU 21-30 % of the fp8 peak"),
     "fp32": Prior(0.50, 0.15, 0.60, "NVIDIA DeepLearningExamples ResNet-50: V100 FP32 367 img/s = 57 % of FP32 peak"),
-    "conv": Prior(0.20, 0.15, 0.42, "NVIDIA DeepLearningExamples ResNet-50 AMP: A100 2,470 img/s = 19.5 %, "
-                                    "V100 1,200 img/s = 24 %; timm RTX 3090 NHWC 1,218 img/s = 42 %"),
     "small": Prior(0.10, 0.02, 0.30, "assumption: tiny MLP/LSTM steps are bound by kernel launches"),
 }
 SMALL_MODEL_FACTOR = 0.7  # MosaicML A100: 125M at 44.8 % vs 7B at 64.2 % MFU
 MULTI_GPU_EFFICIENCY = 0.9  # assumption: data-parallel scaling per added GPU
 DECODE_BANDWIDTH_FRACTION = 0.7  # assumption: decode streams weights + KV at 70 % of datasheet bandwidth
+
+# Convolutional networks train at the speed of their memory traffic, not of the tensor
+# cores: NVIDIA's ResNet-50 v1.5 figures (DeepLearningExamples PyTorch/Classification/
+# ConvNets/resnet50v1.5 README, pytorch-21.03, one GPU, DALI input) scale with bandwidth
+# (V100 900 GB/s: 1,200 img/s AMP; A100 80GB 2,039 GB/s: 2,470 img/s AMP, 938 img/s TF32),
+# not with the 16-bit peak. Traffic per image is fitted to those runs as a multiple of the
+# model's saved activations (geometric mean of the two AMP runs; the TF32 run for fp32),
+# so it carries over to the other measured CNNs; timm's RTX 3090 AMP run (936 GB/s,
+# 1,218 img/s NHWC) is the check, not part of the fit.
+RESNET50_ACT_AMP = 4.3053e7  # gpudoctor/data/plan_presets.toml, resnet50 act_amp
+RESNET50_ACT_FP32 = 8.36443e7
+CONV_TRAFFIC = {
+    "amp": math.sqrt(900e9 / 1200 * 2039e9 / 2470) / RESNET50_ACT_AMP,
+    "fp32": 2039e9 / 938 / RESNET50_ACT_FP32,
+}
+# Compute ceilings of the same runs: V100 FP32 367 img/s = 57 % of the FP32 peak; timm's
+# RTX 3090 AMP run = 42 % of its 16-bit peak (above it the bandwidth bound binds first).
+CONV_FP32_UTIL = 367 * 3 * 8.09969e9 / 15.7e12
+CONV_AMP_UTIL = 0.42
 
 
 @dataclass(frozen=True)
@@ -46,8 +63,9 @@ class StepTime:
     tflops_peak: float
     utilisation: float
     prior_source: str
-    samples_per_s: float
+    samples_per_s: float  # all GPUs together
     tokens_per_s: float | None
+    bound: str = "compute"  # "compute" | "memory bandwidth" | "input pipeline"
 
 
 def gpu_class(gpu: GpuModel) -> str:
@@ -95,32 +113,68 @@ def prior_for(spec: ModelSpec, job: Job, gpu: GpuModel) -> Prior:
         return PRIORS["small"]
     if job.precision == "fp32":
         return PRIORS["fp32"]
-    if spec.family in ("cnn", "unet"):
-        return PRIORS["conv"]
     if job.precision == "fp8":
         return PRIORS["fp8"]
     return PRIORS[gpu_class(gpu)]
 
 
-def step_time(spec: ModelSpec, job: Job, gpu: GpuModel, flops_per_step: float | None = None) -> StepTime | None:
-    """Seconds per optimizer step on `job.gpus` GPUs of this model; None without a peak figure."""
-    peak = peak_tflops(gpu, job.precision)
+def _conv_step(spec: ModelSpec, job: Job, gpu: GpuModel, flops: float, samples: int) -> tuple | None:
+    """(seconds, peak, utilisation, source, bound) for a measured CNN/UNet: the slower of its
+    compute and its memory traffic."""
+    fp32 = job.precision == "fp32"
+    # cuDNN convolutions use TF32 tensor cores in fp32 by default (torch.backends.cudnn.allow_tf32)
+    peak = (gpu.tf32_tflops or gpu.fp32_tflops) if fp32 else peak_tflops(gpu, job.precision)
     if not peak:
         return None
-    prior = prior_for(spec, job, gpu)
-    util = prior.value
-    if spec.params < 1e9 and spec.family not in ("mlp", "rnn") and job.precision != "fp32":
-        util *= SMALL_MODEL_FACTOR
+    util = CONV_FP32_UTIL if fp32 else CONV_AMP_UTIL
+    compute = flops / (peak * 1e12 * util)
+    source = ("NVIDIA DeepLearningExamples ResNet-50 (V100/A100, AMP and TF32) fitted on memory bandwidth; "
+              "timm RTX 3090 AMP as the check")
+    if not gpu.memory_bandwidth_gbs:
+        return compute, peak, util, source, "compute"
+    m = spec.measured
+    act = m.act_fp32 if fp32 else (m.act_bf16 if job.precision == "bf16" else m.act_amp)
+    scale = (job.image_size / spec.image_size) ** 2 if job.image_size and spec.image_size else 1.0
+    traffic = CONV_TRAFFIC["fp32" if fp32 else "amp"] * act * scale * samples
+    memory = traffic / (gpu.memory_bandwidth_gbs * 1e9)
+    if memory > compute:
+        return memory, peak, util, source, "memory bandwidth"
+    return compute, peak, util, source, "compute"
+
+
+def step_time(spec: ModelSpec, job: Job, gpu: GpuModel, flops_per_step: float | None = None) -> StepTime | None:
+    """Seconds per optimizer step on `job.gpus` GPUs of this model; None without a peak figure.
+
+    Several GPUs run their share in parallel at MULTI_GPU_EFFICIENCY: the step takes longer
+    than on one GPU by that factor, and the throughput is every GPU's samples over that step,
+    so hours = steps x step time agree with the throughput."""
     samples = job.batch * job.grad_accum  # per GPU per step
     flops = flops_per_step if flops_per_step else flops_per_sample(spec, job) * job.batch
     flops *= job.grad_accum
-    seconds = flops / (peak * 1e12 * util)
-    scale = job.gpus * (MULTI_GPU_EFFICIENCY if job.gpus > 1 else 1.0)
+    bound = "compute"
+    if spec.family in ("cnn", "unet") and spec.measured is not None and not job.inference:
+        conv = _conv_step(spec, job, gpu, flops, samples)
+        if conv is None:
+            return None
+        seconds, peak, util, source, bound = conv
+    else:
+        peak = peak_tflops(gpu, job.precision)
+        if not peak:
+            return None
+        prior = prior_for(spec, job, gpu)
+        util, source = prior.value, prior.source
+        if spec.params < 1e9 and spec.family not in ("mlp", "rnn") and job.precision != "fp32":
+            util *= SMALL_MODEL_FACTOR
+        seconds = flops / (peak * 1e12 * util)
+    if job.input_rate and samples / job.input_rate > seconds:  # the data pipeline feeds each GPU
+        seconds, bound = samples / job.input_rate, "input pipeline"
+    if job.gpus > 1:
+        seconds /= MULTI_GPU_EFFICIENCY
     seq = spec.tokens_per_sample(job.seq, job.image_size)
-    samples_per_s = samples * scale / seconds
+    samples_per_s = samples * job.gpus / seconds
     tokens = samples_per_s * seq if spec.is_transformer or spec.family == "rnn" else None
-    return StepTime(seconds=seconds, tflops_peak=peak, utilisation=util, prior_source=prior.source,
-                    samples_per_s=samples_per_s, tokens_per_s=tokens)
+    return StepTime(seconds=seconds, tflops_peak=peak, utilisation=util, prior_source=source,
+                    samples_per_s=samples_per_s, tokens_per_s=tokens, bound=bound)
 
 
 def decode_tokens_per_s(weights_bytes: float, kv_bytes: float, batch: int, gpu: GpuModel) -> float | None:

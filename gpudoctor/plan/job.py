@@ -5,8 +5,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpudoctor.versions import driver_at_least
+
 PRECISIONS = ("fp32", "amp-fp16", "amp-bf16", "bf16", "fp8")
-OPTIMIZERS = ("adamw", "adam", "sgd", "adam8bit", "adafactor")
+OPTIMIZERS = ("adamw", "adam", "sgd", "adam8bit", "adafactor", "paged-adamw", "paged-adamw8bit")
+# bitsandbytes' paged optimizers keep their states in CUDA managed memory: resident on the
+# GPU while there is room, paged out to CPU memory under pressure, invisible to torch's
+# allocator statistics.
+PAGED_OPTIMIZERS = ("paged-adamw", "paged-adamw8bit")
+QUANTIZERS = ("bitsandbytes", "torchao")  # QLoRA's NF4 implementation (torchao: torchtune)
+# bitsandbytes before this release kept each 4-bit layer's input for a backward that
+# never uses it (bitsandbytes PR #1270, merged 2024-07-16, shipped in 0.43.2).
+BNB_INPUT_FIX = "0.43.2"
+LOSS_CHUNKS = 8  # torchtune CEWithChunkedOutputLoss default num_output_chunks
 OPTIMIZER_IMPLS = ("foreach", "fused", "per-param")
 LORA_TARGETS = ("qv", "attn", "all")
 GIB = float(1 << 30)
@@ -49,6 +60,17 @@ class Job:
     allocator_slack: float = 0.10
     # The model returns fp32 logits and the loop keeps them (torchtune in 2024).
     fp32_logits: bool = False
+    # QLoRA: NF4 implementation, bitsandbytes release (None: one with the PR #1270 fix,
+    # an assumption the plan states), double quantization of the block constants.
+    quantizer: str = "bitsandbytes"
+    bnb_version: str | None = None
+    double_quant: bool = True
+    lora_head: bool = False  # LoRA adapters on the LM head too
+    # torchtune-style memory savers
+    chunked_ce: bool = False  # cross-entropy over LOSS_CHUNKS chunks of the logits
+    compile: bool = False  # torch.compile of the layers and the loss
+    activation_offload: bool = False  # saved activations streamed to CPU memory
+    input_rate: float | None = None  # samples/s the data pipeline delivers per GPU (None: keeps up)
     # how much work (for time and cost)
     samples: int | None = None
     epochs: float = 1.0
@@ -61,6 +83,8 @@ class Job:
             raise JobError(f"unknown optimizer {self.optimizer!r} (one of {', '.join(OPTIMIZERS)})")
         if self.optimizer_impl not in OPTIMIZER_IMPLS:
             raise JobError(f"unknown optimizer implementation {self.optimizer_impl!r}")
+        if self.quantizer not in QUANTIZERS:
+            raise JobError(f"unknown quantizer {self.quantizer!r} (one of {', '.join(QUANTIZERS)})")
         if self.lora_targets not in LORA_TARGETS:
             raise JobError(f"unknown LoRA targets {self.lora_targets!r} (one of {', '.join(LORA_TARGETS)})")
         for name in ("batch", "grad_accum", "gpus"):
@@ -80,6 +104,16 @@ class Job:
         if self.inference and (self.lora_rank or self.zero or self.fsdp or self.grad_checkpointing):
             raise JobError("--inference plans weights + KV cache; LoRA, ZeRO/FSDP and checkpointing "
                            "are training options")
+
+    @property
+    def paged(self) -> bool:
+        return self.optimizer in PAGED_OPTIMIZERS
+
+    def bnb_keeps_inputs(self) -> bool:
+        """QLoRA on a bitsandbytes release without the PR #1270 fix."""
+        if not self.qlora or self.quantizer != "bitsandbytes" or not self.bnb_version:
+            return False
+        return driver_at_least(self.bnb_version, BNB_INPUT_FIX) is False  # numeric, field by field
 
     @property
     def peft(self) -> bool:

@@ -11,7 +11,6 @@ shape numbers.
 from __future__ import annotations
 
 import difflib
-import json
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,7 +24,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 PRESETS_FILE = Path(__file__).resolve().parent.parent / "data" / "plan_presets.toml"
 
-TRANSFORMER_FAMILIES = ("decoder", "encoder", "vit")
+TRANSFORMER_FAMILIES = ("decoder", "encoder", "vit", "seq2seq")
 FAMILIES = TRANSFORMER_FAMILIES + ("cnn", "unet", "mlp", "rnn", "generic")
 
 
@@ -55,6 +54,14 @@ class ModelSpec:
     hidden: int = 0
     heads: int = 0
     kv_heads: int = 0  # 0 = same as heads
+    head_dim: int = 0  # 0 = hidden / heads (gemma, T5: set explicitly)
+    dec_layers: int = 0  # seq2seq: decoder layers (`layers` is the encoder's)
+    # mixture-of-experts: experts per layer, experts each token is routed to, their
+    # width; a shared expert's width (0: none). `ffn` is then unused.
+    experts: int = 0
+    experts_active: int = 0
+    expert_ffn: int = 0
+    shared_ffn: int = 0
     ffn: int = 0
     vocab: int = 0
     max_seq: int = 0  # context length; the default --seq
@@ -83,6 +90,26 @@ class ModelSpec:
         return self.kv_heads or self.heads
 
     @property
+    def hd(self) -> int:
+        return self.head_dim or self.hidden // max(self.heads, 1)
+
+    @property
+    def attn_dim(self) -> int:
+        """Width of q and of the attention output (heads x head dim)."""
+        return self.heads * self.hd
+
+    @property
+    def total_layers(self) -> int:
+        return self.layers + self.dec_layers
+
+    @property
+    def active_ffn(self) -> int:
+        """MLP width one token passes through (mixture-of-experts: the routed experts + shared)."""
+        if self.experts:
+            return self.experts_active * self.expert_ffn + self.shared_ffn
+        return self.ffn
+
+    @property
     def has_shape(self) -> bool:
         return self.is_transformer and self.layers > 0 and self.hidden > 0
 
@@ -107,35 +134,57 @@ class ModelSpec:
         """LM head matrix; counted once in `params` when tied to the embedding."""
         return self.vocab * self.hidden if self.head == "lm" else 0
 
+    def attn_linear_params(self) -> int:
+        h = self.hidden
+        return 2 * h * self.attn_dim + 2 * h * self.kv * self.hd
+
+    def mlp_linear_params(self, active: bool = False) -> int:
+        per = 3 if self.gated_mlp else 2
+        if self.experts:
+            routed = (self.experts_active if active else self.experts) * self.expert_ffn
+            return per * self.hidden * (routed + self.shared_ffn) + self.hidden * self.experts  # + router
+        return per * self.hidden * self.ffn
+
     def layer_linear_params(self) -> int:
-        """Matmul weights of one transformer layer (what QLoRA quantizes)."""
-        h, hd = self.hidden, self.hidden // max(self.heads, 1)
-        attn = 2 * h * h + 2 * h * self.kv * hd
-        mlp = (3 if self.gated_mlp else 2) * h * self.ffn
-        return attn + mlp
+        """Matmul weights of one (encoder / decoder-only) layer: what QLoRA quantizes."""
+        return self.attn_linear_params() + self.mlp_linear_params()
+
+    def all_linear_params(self) -> int:
+        """Matmul weights of every layer (a seq2seq decoder layer adds cross-attention)."""
+        return self.total_layers * self.layer_linear_params() + self.dec_layers * self.attn_linear_params()
 
     def matmul_params(self) -> int:
-        """Parameters that take part in a matmul per token (6·N FLOPs rule)."""
+        """Parameters that take part in a matmul per token (6·N FLOPs rule); mixture-of-experts
+        counts the experts a token is routed to (active parameters)."""
         if not self.has_shape:
             return self.params
-        return self.layers * self.layer_linear_params() + self.head_params()
+        layer = self.attn_linear_params() + self.mlp_linear_params(active=True)
+        return self.total_layers * layer + self.dec_layers * self.attn_linear_params() + self.head_params()
+
+    @property
+    def active_params(self) -> int:
+        """Parameters one token uses (total for dense models)."""
+        if not (self.experts and self.has_shape):
+            return self.params
+        return self.params - self.total_layers * (self.mlp_linear_params() - self.mlp_linear_params(active=True))
 
     def largest_tensor(self) -> int:
         """Elements of the largest parameter tensor (per-tensor temporaries)."""
         if not self.has_shape:
             return self.params // 10 or self.params
-        return max(self.vocab * self.hidden, self.hidden * self.ffn, self.hidden * self.hidden)
+        return max(self.vocab * self.hidden, self.hidden * max(self.ffn, self.expert_ffn), self.hidden * self.attn_dim)
 
 
 def shape_params(spec: ModelSpec) -> int:
     """Parameter count computed from the shape (checked against each preset's published count)."""
     h, layers, f = spec.hidden, spec.layers, spec.ffn
-    hd = h // spec.heads
-    kvd = spec.kv * hd
+    kvd, inner = spec.kv * spec.hd, spec.attn_dim
     b = 1 if spec.bias else 0
     norm = (2 if spec.norm == "layernorm" else 1) * h
-    attn = 2 * h * h + 2 * h * kvd + b * (2 * h + 2 * kvd)
-    mlp = (3 if spec.gated_mlp else 2) * h * f + b * ((2 if spec.gated_mlp else 1) * f + h)
+    attn = spec.attn_linear_params() + b * (inner + 2 * kvd + h)
+    mlp = spec.mlp_linear_params() + (b * ((2 if spec.gated_mlp else 1) * f + h) if not spec.experts else 0)
+    if spec.family == "seq2seq":
+        return _seq2seq_params(spec, attn, mlp, norm)
     total = layers * (attn + mlp + 2 * norm)
     if spec.family == "vit":
         tokens = (spec.image_size // spec.patch) ** 2 + 1
@@ -149,6 +198,22 @@ def shape_params(spec: ModelSpec) -> int:
         total += norm  # final norm
         if spec.head == "lm" and not spec.tied_embeddings:
             total += spec.vocab * h
+    return total
+
+
+def _seq2seq_params(spec: ModelSpec, attn: int, mlp: int, norm: int) -> int:
+    """T5 / mT5 (RMS-style norms, relative position buckets, no biases, a final norm per
+    stack) or BART (learned positions, a LayerNorm on each stack's embeddings, biases)."""
+    h = spec.hidden
+    enc = spec.layers * (attn + mlp + 2 * norm)
+    dec = spec.dec_layers * (2 * attn + mlp + 3 * norm)
+    total = spec.vocab * h + enc + dec  # one shared embedding
+    if spec.learned_positions:  # BART: max_position_embeddings + 2 positions per stack
+        total += 2 * (spec.max_seq + 2) * h + 2 * norm
+    else:  # T5: 32 relative-position buckets per head in each stack's first layer, final norms
+        total += 2 * 32 * spec.heads + 2 * norm
+    if not spec.tied_embeddings:
+        total += spec.vocab * h
     return total
 
 
@@ -195,8 +260,8 @@ def explicit(params: float | None, layers: int | None, hidden: int | None, heads
              base: ModelSpec | None = None) -> ModelSpec:
     """A model from --params/--layers/--hidden/... (over a preset when one is given)."""
     if base is not None:
-        changes = {k: v for k, v in dict(layers=layers, hidden=hidden, heads=heads, vocab=vocab, ffn=ffn,
-                                         kv_heads=kv_heads).items() if v}
+        shape = {"layers": layers, "hidden": hidden, "heads": heads, "vocab": vocab, "ffn": ffn, "kv_heads": kv_heads}
+        changes = {k: v for k, v in shape.items() if v}
         spec = replace(base, **changes) if changes else base
         if changes and spec.has_shape:
             spec = replace(spec, params=shape_params(spec), name=f"{base.name} (modified)")
@@ -224,73 +289,11 @@ def _human(n: float) -> str:
     return str(int(n))
 
 
-# --- Hugging Face config.json ------------------------------------------------------------
-GATED_TYPES = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
-               "gemma3_text", "phi3", "olmo", "olmo2", "internlm2", "cohere", "granite", "starcoder2x"}
-ENCODER_TYPES = {"bert", "roberta", "xlm-roberta", "electra", "deberta", "deberta-v2", "distilbert",
-                 "camembert", "mpnet", "albert"}
-VIT_TYPES = {"vit", "deit", "beit", "dinov2", "vit_mae"}
-
-
-def _first(cfg: dict, *keys: str, default=None):
-    for k in keys:
-        if cfg.get(k) is not None:
-            return cfg[k]
-    return default
-
-
+# --- Hugging Face config.json: gpudoctor/plan/hf_config.py ----------------------------------
 def from_hf_config(path: str) -> ModelSpec:
-    """A ModelSpec from a local config.json (llama/mistral/qwen, gpt2, bert, vit style keys)."""
-    p = Path(path)
-    try:
-        cfg = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ModelError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ModelError(f"{path} is not valid JSON: {exc}") from None
-    if not isinstance(cfg, dict):
-        raise ModelError(f"{path}: expected a JSON object")
-    if isinstance(cfg.get("text_config"), dict):  # multimodal wrappers: plan the language model
-        cfg = {**cfg["text_config"], "model_type": cfg["text_config"].get("model_type", cfg.get("model_type"))}
-    mtype = str(cfg.get("model_type", "")).lower()
-    hidden = _first(cfg, "hidden_size", "n_embd", "d_model", "dim")
-    layers = _first(cfg, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
-    heads = _first(cfg, "num_attention_heads", "n_head", "num_heads", "n_heads")
-    if not (isinstance(hidden, int) and isinstance(layers, int) and isinstance(heads, int)):
-        raise ModelError(f"{path}: no hidden size / layer count / head count found "
-                         "(expected hidden_size, num_hidden_layers, num_attention_heads or n_embd, n_layer, n_head)")
-    family = "encoder" if mtype in ENCODER_TYPES else ("vit" if mtype in VIT_TYPES else "decoder")
-    gated = mtype in GATED_TYPES or (str(cfg.get("hidden_act", "")) in ("silu", "swiglu") and mtype != "gpt2")
-    ffn = _first(cfg, "intermediate_size", "n_inner", "ffn_dim", "d_ff") or 4 * hidden
-    dropout_keys = ("hidden_dropout_prob", "resid_pdrop", "dropout", "hidden_dropout", "attention_dropout")
-    dropout = any(isinstance(cfg.get(k), (int, float)) and cfg[k] > 0 for k in dropout_keys)
-    notes = []
-    if _first(cfg, "num_local_experts", "num_experts", "n_routed_experts"):
-        notes.append("mixture-of-experts: planned as a dense model of the same shape (experts not counted)")
-    spec = ModelSpec(
-        name=str(cfg.get("_name_or_path") or p.parent.name or mtype or "config.json"),
-        family=family,
-        params=0,
-        source=str(p),
-        layers=layers, hidden=hidden, heads=heads,
-        kv_heads=int(_first(cfg, "num_key_value_heads", "num_kv_heads", default=0) or 0),
-        ffn=int(ffn),
-        vocab=int(_first(cfg, "vocab_size", default=0) or 0) if family != "vit" else 0,
-        max_seq=int(_first(cfg, "max_position_embeddings", "n_positions", "n_ctx", "seq_length", default=2048)),
-        tied_embeddings=bool(cfg.get("tie_word_embeddings", mtype == "gpt2")),
-        gated_mlp=gated,
-        norm="rmsnorm" if (gated or "rms_norm_eps" in cfg) else "layernorm",
-        activation="silu" if gated else ("gelu_new" if cfg.get("activation_function") == "gelu_new" else "gelu"),
-        dropout=dropout,
-        head="cls" if family in ("encoder", "vit") else "lm",
-        bias=not gated and mtype not in ("gemma",),
-        learned_positions=mtype in ("gpt2", "gpt_neo", "opt") or family == "encoder",
-        image_size=int(cfg.get("image_size", 224)) if family == "vit" else 0,
-        patch=int(cfg.get("patch_size", 16)) if family == "vit" else 0,
-        classes=1000 if family == "vit" else 0,
-        note="; ".join(notes),
-    )
-    return replace(spec, params=shape_params(spec))
+    from gpudoctor.plan.hf_config import from_hf_config as parse
+
+    return parse(path)
 
 
 def resolve(name: str | None, config: str | None) -> ModelSpec | None:

@@ -11,6 +11,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from gpudoctor.matrices.records import GpuModel
@@ -40,6 +41,10 @@ class Rent:
     note: str = ""
 
 
+BUY_KINDS = ("street", "used", "launch")  # preferred in this order for buy-vs-rent
+STALE_DAYS = 90
+
+
 @dataclass(frozen=True)
 class Buy:
     gpu: str
@@ -47,6 +52,7 @@ class Buy:
     date: str
     source: str
     note: str = ""
+    kind: str = "launch"  # street (new, at retail), used, launch (MSRP)
 
 
 @dataclass(frozen=True)
@@ -60,8 +66,33 @@ class PriceTable:
     def for_gpu(self, gpu: GpuModel) -> tuple[list[Rent], Buy | None]:
         """Rows whose `gpu` label names this model."""
         rents = [r for r in self.rent if names_gpu(r.gpu, gpu)]
-        buys = [b for b in self.buy if names_gpu(b.gpu, gpu)]
-        return rents, (buys[0] if buys else None)
+        buys = sorted((b for b in self.buy if names_gpu(b.gpu, gpu)),
+                      key=lambda b: (BUY_KINDS.index(b.kind), b.date), reverse=False)
+        buys = [b for b in buys if b.kind == buys[0].kind] if buys else []
+        return rents, (max(buys, key=lambda b: b.date) if buys else None)
+
+    def age_days(self, today: date | None = None) -> int | None:
+        """Days since the table's as_of date (None when it does not parse)."""
+        when = parse_date(self.as_of)
+        return None if when is None else ((today or date.today()) - when).days
+
+    def stale_warning(self, today: date | None = None) -> str | None:
+        age = self.age_days(today)
+        if age is None or age <= STALE_DAYS:
+            return None
+        return (f"prices are {age} days old (as of {self.as_of}; rent prices move within weeks): check the "
+                "providers' pages and pass your own with --prices FILE")
+
+
+def parse_date(text: str) -> date | None:
+    """'2026-09-09', '2026-09' (first of the month) or '2026' (January 1st); None on junk."""
+    m = re.fullmatch(r"\s*(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?\s*", text or "")
+    if not m:
+        return None
+    try:
+        return date(int(m.group(1)), int(m.group(2) or 1), int(m.group(3) or 1))
+    except ValueError:
+        return None
 
 
 def _tokens(name: str) -> list[str]:
@@ -100,7 +131,7 @@ def _parse(text: str, origin: str) -> tuple[dict, list[Rent], list[Buy]]:
     rents, buys = doc.pop("rent", []), doc.pop("buy", [])
     settings = {k: doc.pop(k) for k in ("as_of", "electricity_usd_per_kwh") if k in doc}
     if doc:
-        raise PriceError(f"{origin}: unknown key {sorted(doc)[0]!r} (known: as_of, electricity_usd_per_kwh, "
+        raise PriceError(f"{origin}: unknown key {min(doc)!r} (known: as_of, electricity_usd_per_kwh, "
                          "rent, buy)")
     out_r, out_b = [], []
     for kind, rows, cls, out in (("rent", rents, Rent, out_r), ("buy", buys, Buy, out_b)):
@@ -113,6 +144,10 @@ def _parse(text: str, origin: str) -> tuple[dict, list[Rent], list[Buy]]:
                 raise PriceError(f"{origin}: {kind}[{i}]: source must not be empty")
             if kind == "rent" and item.tier not in TIERS:
                 raise PriceError(f"{origin}: rent[{i}]: tier {item.tier!r} is not one of {', '.join(TIERS)}")
+            if kind == "buy" and item.kind not in BUY_KINDS:
+                raise PriceError(f"{origin}: buy[{i}]: kind {item.kind!r} is not one of {', '.join(BUY_KINDS)}")
+            if parse_date(item.date) is None:
+                raise PriceError(f"{origin}: {kind}[{i}]: date {item.date!r} is not YYYY-MM-DD (or YYYY-MM)")
             out.append(item)
     return settings, out_r, out_b
 
@@ -130,8 +165,8 @@ def load_prices(path: str | None = None, *, use_user_file: bool = True) -> Price
         settings.update(o_settings)
         replaced = {(r.gpu.lower(), r.tier, r.provider.lower()) for r in o_rents}
         rents = [r for r in rents if (r.gpu.lower(), r.tier, r.provider.lower()) not in replaced] + o_rents
-        bought = {b.gpu.lower() for b in o_buys}
-        buys = [b for b in buys if b.gpu.lower() not in bought] + o_buys
+        bought = {(b.gpu.lower(), b.kind) for b in o_buys}
+        buys = [b for b in buys if (b.gpu.lower(), b.kind) not in bought] + o_buys
         origin = str(override)
     return PriceTable(as_of=str(settings.get("as_of", "")), rent=tuple(rents), buy=tuple(buys),
                       electricity_usd_per_kwh=float(settings.get("electricity_usd_per_kwh", 0.15)), origin=origin)
@@ -146,6 +181,8 @@ class Cost:
     buy_usd: float | None = None
     break_even_hours: float | None = None  # hours of use after which buying beats the cheapest rent
     dates: tuple[str, ...] = ()
+    buy_kind: str | None = None  # street | used | launch
+    buy_date: str | None = None
 
 
 def cost_for(gpu: GpuModel, table: PriceTable, hours: float | None, gpus: int) -> Cost | None:
@@ -166,4 +203,4 @@ def cost_for(gpu: GpuModel, table: PriceTable, hours: float | None, gpus: int) -
             break_even = buy.usd / (cheapest - power)
     dates = tuple(sorted({r.date for r in rents} | ({buy.date} if buy else set())))
     return Cost(per_hour=per_hour, job=job, buy_usd=buy.usd if buy else None, break_even_hours=break_even,
-                dates=dates)
+                dates=dates, buy_kind=buy.kind if buy else None, buy_date=buy.date if buy else None)

@@ -3,8 +3,8 @@ cheapest change that makes a job fit where it does not."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from gpudoctor.matrices import Matrices
 from gpudoctor.matrices.records import GpuModel
@@ -17,6 +17,8 @@ from gpudoctor.plan.prices import Cost, PriceTable, cost_for
 # The driver and ECC keep part of the nominal memory: a V100 16 GB shows 16,160 MiB,
 # an 80 GB A100 81,920 MiB, an RTX 4090 24,564 MiB. Budget 3 % below nominal.
 USABLE_FRACTION = 0.97
+SORTS = ("cost", "time", "fit")
+RANK_TIERS = ("community", "on-demand", "hyperscaler")  # spot can be taken away mid-run: not ranked on
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,31 @@ class GpuPlan:
     @property
     def name(self) -> str:
         return self.target.label or self.target.model.name
+
+    target_gpus: int = 1  # GPUs of this model the job runs on
+
+    @property
+    def rent_per_step(self) -> float | None:
+        """USD a step costs at the cheapest non-spot rent (all GPUs of the job): the job's cost
+        up to the number of steps, so it ranks even when the job length is not given."""
+        if self.cost is None or self.step is None:
+            return None
+        lows = [lo for t, (lo, _) in self.cost.per_hour.items() if t in RANK_TIERS]
+        if not lows:
+            return None
+        return min(lows) * self.step.seconds / 3600 * self.target_gpus
+
+    @property
+    def seconds_per_sample(self) -> float | None:
+        if self.step is not None:
+            return 1.0 / self.step.samples_per_s
+        if self.decode_tokens_per_s:
+            return 1.0 / self.decode_tokens_per_s
+        return None
+
+    @property
+    def edge(self) -> bool:
+        return self.target.model.segment == "embedded"
 
 
 def precision_support(gpu: GpuModel, precision: str, matrices: Matrices) -> tuple[bool | None, str]:
@@ -173,12 +200,12 @@ def _smallest(by_size: list[Target], peak: float, job: Job, matrices: Matrices) 
 
 def plan_gpus(spec: ModelSpec, job: Job, memory: Memory, targets: list[Target], matrices: Matrices,
               prices: PriceTable | None, flops_per_step: float | None = None,
-              options: list[Suggestion] | None = None) -> list[GpuPlan]:
-    """One GpuPlan per target, ranked: GPUs that fit (tightest first), then the nearest misses."""
+              options: list[Suggestion] | None = None, sort: str = "cost") -> list[GpuPlan]:
+    """One GpuPlan per target, ranked by `sort` (see rank)."""
     steps = compute.total_steps(spec, job)
     plans = []
     for t in targets:
-        headroom = t.capacity - memory.peak
+        headroom = t.capacity - memory.needed
         supported, note = precision_support(t.model, job.precision, matrices)
         step = None if job.inference else compute.step_time(spec, job, t.model, flops_per_step)
         decode = None
@@ -192,10 +219,54 @@ def plan_gpus(spec: ModelSpec, job: Job, memory: Memory, targets: list[Target], 
         cost = cost_for(t.model, prices, hours, job.gpus) if prices is not None else None
         fix = None
         if headroom < 0 and options and supported is not False:
-            fix = next((s for s in options if s.peak <= t.capacity
+            fix = next((s for s in options if s.peak - memory.paged <= t.capacity
                         and precision_support(t.model, s.job.precision, matrices)[0] is not False), None)
         plans.append(GpuPlan(t, headroom >= 0 and supported is not False, headroom, supported, note, step,
-                             hours, decode, cost, fix))
-    fitting = sorted((p for p in plans if p.fits), key=lambda p: p.headroom)
+                             hours, decode, cost, fix, job.gpus))
+    return rank(plans, sort)
+
+
+def rank(plans: list[GpuPlan], sort: str = "cost") -> list[GpuPlan]:
+    """GPUs that fit first, then the nearest misses. Among those that fit:
+
+    cost: rentable ones by the cost of the job (cheapest rent x time), then by time; then
+          the ones with no rent price (owned cards) by time;
+    time: fastest first;
+    fit:  tightest fit first (the smallest card that does the job)."""
+    fitting = [p for p in plans if p.fits]
+    big = float("inf")
+
+    def speed(p: GpuPlan) -> float:
+        return p.seconds_per_sample if p.seconds_per_sample is not None else big
+
+    if sort == "fit":
+        fitting.sort(key=lambda p: p.headroom)
+    elif sort == "time":
+        fitting.sort(key=lambda p: (speed(p), p.rent_per_step if p.rent_per_step is not None else big))
+    else:
+        fitting.sort(key=lambda p: (p.rent_per_step is None, p.rent_per_step or 0.0, speed(p)))
     missing = sorted((p for p in plans if not p.fits), key=lambda p: (p.supported is False, -p.headroom))
     return fitting + missing
+
+
+@dataclass(frozen=True)
+class Pick:
+    label: str  # "cheapest" | "fastest" | "best value"
+    plan: GpuPlan
+    why: str
+
+
+def picks(plans: list[GpuPlan]) -> list[Pick]:
+    """The plain answer among the rentable GPUs that fit: the cheapest job, the fastest
+    job, and the best value: the least cost x time, both relative to the best of each
+    (so 10 % dearer and 30 % faster beats the cheapest)."""
+    rentable = [p for p in plans if p.fits and p.rent_per_step is not None and p.seconds_per_sample]
+    if not rentable:
+        return []
+    cheapest = min(rentable, key=lambda p: (p.rent_per_step, p.seconds_per_sample))
+    fastest = min(rentable, key=lambda p: (p.seconds_per_sample, p.rent_per_step))
+    lo_cost, lo_time = cheapest.rent_per_step, fastest.seconds_per_sample
+    value = min(rentable, key=lambda p: (p.rent_per_step / lo_cost) * (p.seconds_per_sample / lo_time))
+    out = [Pick("cheapest", cheapest, "lowest cost of the job"), Pick("fastest", fastest, "shortest time")]
+    out.append(Pick("best value", value, "least cost x time, each relative to the best"))
+    return out

@@ -67,6 +67,10 @@ def breakdown(plan: Plan) -> Table:
     for attr, label, style in COMPONENTS:
         value = getattr(mem, attr)
         cells = round(value / mem.peak * 40) if mem.peak else 0
+        if attr == "activations" and mem.phase == "inference":
+            label = "KV cache"
+        elif attr == "optimizer" and mem.paged:
+            label = "optimizer states (paged)"
         t.add_row(label, gib(value), Text("█" * cells, style=style))
     when = "during inference" if mem.phase == "inference" else f"at the {mem.phase}"
     t.add_row(Text("peak", style="bold"), Text(gib(mem.peak), style="bold"), Text(when))
@@ -85,14 +89,18 @@ def _cost_cell(p: GpuPlan) -> str:
             rng = usd(lo) + (f"-{usd(hi)}" if hi > lo * 1.005 else "")
             parts.append(f"{label} {rng}" + ("" if p.cost.job else "/h"))
     if p.cost.break_even_hours:
-        parts.append(f"buying pays after {p.cost.break_even_hours:,.0f} h")
+        kind = {"street": "street price", "used": "used price", "launch": "launch price"}.get(p.cost.buy_kind or "", "")
+        parts.append(f"buying ({usd(p.cost.buy_usd)} {kind} {p.cost.buy_date}) pays after "
+                     f"{p.cost.break_even_hours:,.0f} h")
     return "\n".join(parts) or "-"
 
 
 def gpu_table(plan: Plan, top: int = 0) -> Table:
     shown = plan.gpus[:top] if top else plan.gpus
     more = len(plan.gpus) - len(shown)
-    t = Table(title="Candidate GPUs (fitting ones first, tightest fit first)", title_justify="left",
+    order = {"cost": "cheapest job first (rentable GPUs), then time", "time": "fastest first",
+             "fit": "tightest fit first"}[plan.sort]
+    t = Table(title=f"Candidate GPUs (fitting ones first, {order})", title_justify="left",
               caption=f"{more} more GPUs: --top 0 shows all, --json lists every one" if more else None,
               caption_justify="left")
     t.add_column("#", justify="right")
@@ -118,13 +126,19 @@ def gpu_table(plan: Plan, top: int = 0) -> Table:
             step = duration(plan.job.batch / p.decode_tokens_per_s)  # one decode step of the whole batch
         else:
             speed, step = "-", "-"
+        if p.step and p.step.bound != "compute":
+            speed += f"\n{p.step.bound}-bound"
+        hours = p.hours
+        if hours is None and p.decode_tokens_per_s and plan.job.inference:
+            # generating the whole context for the batch, at the decode rate
+            hours = plan.memory.detail.get("context_tokens", 0) * plan.job.batch / p.decode_tokens_per_s / 3600
         name = Text(f"{p.name} ({p.target.capacity / GIB:.0f} GiB)")
         if p.support_note:
             name.append(f"\n{p.support_note}", style="dim")
         if p.fix is not None:
             name.append(f"\nfits with {p.fix.flags}", style="yellow")
         t.add_row(str(i), name, fits, memory_bar(plan, p.target.capacity), step, speed,
-                  duration(p.hours * 3600 if p.hours else None), _cost_cell(p))
+                  duration(hours * 3600 if hours else None), _cost_cell(p))
     return t
 
 
@@ -156,6 +170,31 @@ def header(plan: Plan) -> Text:
     return text
 
 
+def answer(plan: Plan) -> Text:
+    """One plain line: cheapest, fastest, best value (rentable GPUs that fit)."""
+    text = Text()
+    if not plan.picks:
+        if plan.gpus and plan.prices is not None:
+            text.append("No rentable GPU in the price table fits this job.\n", style="bold")
+        return text
+    parts = []
+    for k in plan.picks:
+        p = k.plan
+        bits = []
+        if p.hours is not None:
+            bits.append(duration(p.hours * 3600))
+        if plan.steps:
+            bits.append(usd(p.rent_per_step * plan.steps))
+        else:
+            bits.append(f"{usd(p.rent_per_step * 3600 / p.step.seconds)}/h" if p.step else "")
+        parts.append(f"{k.label}: {p.name}" + (f" ({', '.join(b for b in bits if b)})" if bits else ""))
+    text.append(", ".join(parts), style="bold")
+    if not plan.steps:
+        text.append("  (give --samples or --tokens for the time and cost of the whole job)", style="dim")
+    text.append("\n")
+    return text
+
+
 def footer(plan: Plan) -> Text:
     text = Text()
     if plan.options and not all(p.fits for p in plan.gpus):
@@ -176,8 +215,10 @@ def footer(plan: Plan) -> Text:
             text.append(f"  {util:.2f} for {', '.join(names[:3])}{' ...' if len(names) > 3 else ''} ({source})\n",
                         style="dim")
     if plan.prices is not None:
-        text.append(f"Prices as of {plan.prices.as_of} ({plan.prices.origin}); edit with --prices FILE.\n",
-                    style="dim")
+        text.append(f"Prices as of {plan.prices.as_of} ({plan.prices.origin}); edit with --prices FILE. Job cost = "
+                    "cheapest non-spot rent x time.\n", style="dim")
+    if plan.price_warning:
+        text.append(f"Warning: {plan.price_warning}\n", style="bold yellow")
     for note in plan.notes:
         text.append(f"Note: {note}\n", style="dim")
     if plan.here is not None and not plan.here.get("gpus_found"):
@@ -188,7 +229,7 @@ def footer(plan: Plan) -> Text:
 def view(plan: Plan, top: int = 0) -> Group:
     parts = [header(plan), Text(), breakdown(plan)]
     if plan.gpus:
-        parts += [Text(), gpu_table(plan, top)]
+        parts += [Text(), gpu_table(plan, top), answer(plan)]
     parts.append(footer(plan))
     return Group(*parts)
 
