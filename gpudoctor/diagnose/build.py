@@ -86,9 +86,13 @@ def complete(f: Facts, m: Matrices | None) -> None:
         for draft in f.gpus:
             if "compute_capability" not in draft.fields and draft.name is not None:
                 row = gpu_model(m, draft.name.value)
+                family = m.gpu_family(draft.name.value) if row is None else None
                 if row is not None:
                     draft.fields["compute_capability"] = Value(
                         row.compute_capability, f"gpudoctor GPU table: {row.name}", DERIVED)
+                elif family is not None:
+                    draft.fields["compute_capability"] = Value(
+                        family.compute_capability, f"gpudoctor GPU families: {family.arch} ({family.source})", DERIVED)
 
 
 def _torch_from_matrices(f: Facts, m: Matrices) -> None:
