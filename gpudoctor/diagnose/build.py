@@ -51,6 +51,8 @@ def gpu_model(m: Matrices, name: str):
     model, flags = _model_token(name)
     if model is None:
         return None
+    if m.gpu(name) is None and m.gpu_candidates(name, limit=1) and m.gpu_family(name) is None:
+        return None  # a name several models share, with different compute capabilities
     for row in m.gpu_candidates(name, limit=8):
         for known in (row.name, *row.nvml_names):
             if _model_token(known) == (model, flags):
