@@ -52,9 +52,19 @@ def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices |
     if code == "GD801":
         found = _arch_category(d.snapshot, {r.fact: r.value for r in d.reads}, m)
         return entry_category if found == "arch-not-in-build" and entry_category else found
-    if code == "GD813" and d.snapshot.system.wsl.value:
-        return "wsl"
+    if code in NO_GPU_CODES:
+        # "No driver" seen from inside WSL or a container (or a batch job given no GPU)
+        # is about the boundary, not the machine: the driver belongs to the host.
+        system = d.snapshot.system
+        if system.wsl.value:
+            return "wsl"
+        if system.container.known and system.container.value != "none":
+            return "container-no-gpu"
     return entry_category
+
+
+# Codes whose message says "no driver / no device / no libcuda".
+NO_GPU_CODES = {"GD803", "GD809", "GD813"}
 
 
 def _arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> str:

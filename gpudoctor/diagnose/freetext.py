@@ -65,6 +65,8 @@ _CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\
                         r"^root@[0-9a-f]{12}:|/\.dockerenv\b|\binside (?:a |the |my )?(?:docker|container)\b", re.I | re.M)
 _K8S = re.compile(r"\bkubectl\b|\bnvidia\.com/gpu\b|\bkind:[ \t]*(?:Pod|Deployment|DaemonSet|Job)\b")
 _SINGULARITY = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\b", re.I)
+# A batch job: what it sees is what the scheduler granted it.
+_SLURM = re.compile(r"^#SBATCH\b|\b(?:srun|sbatch|salloc)[ \t]+-|\bSLURM_(?:JOB_ID|JOBID|NODELIST|STEP_GPUS)\b", re.M)
 
 # GPU names as typed. The consumer and workstation families need no context;
 # short data-center names ("T4", "A100", "L4") and bare numbers ("my 3090") only
@@ -171,7 +173,7 @@ def _system(p: Paste, f: Facts, found) -> None:
         m = rx.search(p.text)
         if m and not wsl:
             f.put("system.os", name, p.where("file path in the paste", m.start(), claim=False), STATED)
-    for rx, kind in ((_K8S, "kubernetes"), (_CONTAINER, "docker"), (_SINGULARITY, "singularity")):
+    for rx, kind in ((_K8S, "kubernetes"), (_CONTAINER, "docker"), (_SINGULARITY, "singularity"), (_SLURM, "slurm")):
         m = rx.search(p.text)
         if m:
             f.put("system.container", kind, p.where("container clue", m.start(), claim=False), STATED)
