@@ -57,8 +57,6 @@ _XFORMERS_BUILT = re.compile(r"PyTorch ([\w.+]{3,40}) with CUDA (\d{3,5}) \(you 
 # XLA: "The NVIDIA driver's CUDA version is 11.4 which is older than the ptxas CUDA version (11.8.89)"
 _XLA_DRIVER = re.compile(r"driver's CUDA version is (\d{1,2}\.\d) which is older than the (?:ptxas|PTX compiler) CUDA "
                          r"version \((\d{1,2}\.\d)", re.I)
-# A wrapped line: the next line carries on a sentence (starts in lower case or with a bracket).
-_CONTINUATION = re.compile(r"\n(?=[ \t]{0,40}[a-z(\[])")
 
 
 def cudnn_from_int(n: int) -> str:
@@ -69,24 +67,22 @@ def cudnn_from_int(n: int) -> str:
 
 
 def parse(p: Paste, f: Facts) -> None:
-    _arch_messages(p, f)
-    _driver_and_toolkit(p, f)
-    _cudnn_messages(p, f)
-    _device_lines(p, f)
-    _implied_facts(p, f)
-    matched: set[tuple[str, int]] = set()
+    # A message a terminal or an issue form wrapped over two lines is read with the
+    # continuation joined (Paste.unwrapped keeps the pasted line numbers).
+    q = p.unwrapped()
+    _arch_messages(q, f)
+    _driver_and_toolkit(q, f)
+    _cudnn_messages(q, f)
+    _device_lines(q, f)
+    _implied_facts(q, f)
+    matched: set[str] = set()
     for match in match_text(p.text):
         _signal(p, f, match.entry, match.line_no, match.text)
-        matched.add((match.entry.id, match.line_no))
-    # A message a terminal or an issue form wrapped over two lines: match again with
-    # continuation lines joined. Joining replaces one character by another, so offsets
-    # (and so the original line numbers) stay as they were.
-    if _CONTINUATION.search(p.text):
-        joined = _CONTINUATION.sub(" ", p.text)
-        starts = [0] + [m.end() for m in re.finditer("\n", joined)]
-        for match in match_text(joined):
-            line = p.line_no(starts[match.line_no - 1])
-            if (match.entry.id, line) not in matched and not any(e == match.entry.id for e, _ in matched):
+        matched.add(match.entry.id)
+    if q is not p:  # entries only the joined text shows
+        for match in match_text(q.text):
+            if match.entry.id not in matched:
+                line = p.line_no(q._starts[match.line_no - 1])
                 _signal(p, f, match.entry, line, match.text)
 
 

@@ -23,7 +23,9 @@ from gpudoctor.diagnose.collect import STATED, Facts
 from gpudoctor.diagnose.paste import Paste
 from gpudoctor.diagnose.system import note_os
 
-_SEP = r"[ \t]{0,2}(?:version|ver\.?|v)?[*_`]{0,2}[ \t]{0,2}(?:[:=_-]{1,2}|is|of)?[ \t(*`]{0,3}v?"
+# Between a name and its version: "torch==2.0", "cuDNN-8.9", "driver: 535", "torch version reveals 2.0.0+cpu".
+_SEP = (r"[ \t]{0,2}(?:version|ver\.?|v)?[*_`]{0,2}[ \t]{0,2}(?:[:=_-]{1,3}|is|of|was)?"
+        r"(?:[ \t]{1,2}(?:is|was|shows?|says|reveals|reports|returns|prints|gives|installed|used)){0,2}[ \t(*`]{0,3}v?")
 _VERSION = r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
 _TORCH = re.compile(r"\b(?:torch|pytorch)(?:[ \t]{0,2}(?:nightly|build))?" + _SEP +
                     r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\.dev\d{1,10}|a0\+\w{1,12}|rc\d)?"
@@ -39,8 +41,10 @@ _CUPY = re.compile(r"\bcupy(?:-cuda\d{2,3}x?)?" + _SEP + _VERSION + r"\b", re.I)
 # "driver 550.54.14", "driver: 535", "nvidia-driver-535", "driver version is 470.82"
 _DRIVER = re.compile(r"\b(?:nvidia[ \t_-]{1,2})?driver(?:s)?" + _SEP +
                      r"(\d{3}(?:\.\d{1,3}){0,2})\b(?![.\d])", re.I)
-_CUDA = re.compile(r"\b(?:CUDA|cudatoolkit)(?:[ \t_-]{0,2}(?:toolkit|runtime))?" + _SEP +
+_CUDA = re.compile(r"\b(?:CUDA|cudatoolkit)(?:[ \t_-]{0,2}(toolkit|runtime))?" + _SEP +
                    r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?![.\d])", re.I)
+# "nvcc --version is 12.3", "nvcc 11.8": what a person read off nvcc is the toolkit.
+_NVCC = re.compile(r"\bnvcc(?:[ \t]{1,2}(?:-V|--version))?" + _SEP + r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?![.\d])", re.I)
 _CUDNN = re.compile(r"\bcuDNN" + _SEP + r"(\d{1,2}(?:\.\d{1,2}(?:\.\d{1,3}){0,2})?)\b(?![.\d])", re.I)
 _PYTHON = re.compile(r"\b(?:Python|py)" + _SEP + r"(3\.\d{1,2}(?:\.\d{1,2})?)\b", re.I)
 _PY_PATH = re.compile(r"python(3\.\d{1,2})[/\\](?:site|dist)-packages", re.I)
@@ -132,7 +136,12 @@ def parse(p: Paste, f: Facts) -> None:
         line = p.line(p.line_no(m.start()))
         if line.lstrip().startswith("|") or "Driver Version" in line:
             continue  # the nvidia-smi banner's "CUDA Version" is the driver's, read elsewhere
-        f.runtime(STATED, version=m.group(1), path="(stated in the paste)", kind="stated", source=src)
+        toolkit = (m.group(1) or "").lower() == "toolkit" or m.group(0).lower().startswith("cudatoolkit")
+        f.runtime(STATED, version=m.group(2), path="(stated in the paste)", kind="toolkit" if toolkit else "stated",
+                  source=src)
+    for m, src in found(_NVCC, "nvcc"):
+        f.runtime(STATED, version=m.group(1), path="(nvcc, as stated in the paste)", kind="toolkit", source=src,
+                  nvcc=m.group(1))
     for m, src in found(_CUDNN, "cudnn"):
         f.library("cudnn", STATED, version=m.group(1), path="(stated in the paste)", kind="stated", source=src)
     for rx in (_PYTHON, _PY_PATH):
