@@ -145,6 +145,8 @@ def _tensorflow_from_matrices(f: Facts, m: Matrices) -> None:
     if os_name in ("linux", "windows") and "tensorflow-cpu" not in f.packages:
         f.fw("tensorflow", "build", "cuda", src, DERIVED)
     f.fw("tensorflow", "cuda", rel.cuda, src, DERIVED)
+    if rel.arch_list and f.fw_get("tensorflow", "arch_list") is None:
+        f.fw("tensorflow", "arch_list", tuple(rel.arch_list), src, DERIVED)
     if rel.cudnn:
         f.fw("tensorflow", "cudnn", rel.cudnn, src, DERIVED)
 
