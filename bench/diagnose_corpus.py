@@ -89,9 +89,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", type=Path, default=CORPUS)
     ap.add_argument("--summary-only", action="store_true")
     ap.add_argument("--by", choices=["framework", "format", "expected", "year"])
+    ap.add_argument("--known-misses", action="store_true",
+                    help="print the misses as tests/diagnose_corpus/KNOWN_MISSES.toml entries")
     args = ap.parse_args(argv)
+    if args.known_misses:
+        print_known_misses(args.corpus)
+        return 0
     score(args.corpus, args.verbose, args.summary_only, args.by)
     return 0
+
+
+def print_known_misses(corpus: Path) -> None:
+    manifest = tomllib.loads((corpus / "MANIFEST.toml").read_text(encoding="utf-8"))["report"]
+    matrices = load_matrices(overlay=None)
+    for row in manifest:
+        _, named, errors = outcome(corpus / row["file"], matrices)
+        if row["expected"] == "none" and errors:
+            print(f'"{row["file"]}" = "an error finding on a negative control"')
+        elif row["expected"] != "none" and row["expected"] not in named:
+            print(f'"{row["file"]}" = "{row["expected"]} not named; found {", ".join(sorted(named)) or "nothing"}"')
 
 
 if __name__ == "__main__":

@@ -59,7 +59,8 @@ class System:
     python: Fact[str] = UNKNOWN  # target interpreter's version, "3.11.7"
     python_executable: Fact[str] = UNKNOWN
     environment: Fact[str] = UNKNOWN  # "venv" | "conda" | "system"
-    container: Fact[str] = UNKNOWN  # "docker" | "podman" | "kubernetes" | "lxc" | "none"
+    # "docker" | "podman" | "kubernetes" | "lxc" | "none"; read from a paste also "singularity" | "slurm" (a batch job)
+    container: Fact[str] = UNKNOWN
     gpu_device_nodes: Fact[tuple[str, ...]] = UNKNOWN  # /dev/nvidia*, /dev/dxg
     wsl: Fact[bool] = UNKNOWN
     wsl_libcuda: Fact[str] = UNKNOWN  # /usr/lib/wsl/lib/libcuda.so.1

@@ -9,7 +9,9 @@ import re
 
 import pytest
 
-from gpudoctor.matrices import _all_words_in, _norm_gpu, load_matrices
+from gpudoctor.matrices import load_matrices
+from gpudoctor.matrices.gpu_names import all_words_in as _all_words_in
+from gpudoctor.matrices.gpu_names import normalise as _norm_gpu
 from gpudoctor.matrices.records import GpuModel
 from gpudoctor.versions import compute_capability
 
@@ -242,3 +244,42 @@ def test_quadro_and_ada_rtx_6000_are_told_apart() -> None:
 @pytest.mark.parametrize("name", ["", "   ", "---"])
 def test_empty_names_match_nothing(name: str) -> None:
     assert M.gpu(name) is None and M.gpu_candidates(name) == []
+
+
+# --- families: the compute capability of names without a row ------------------------------
+
+FAMILIES = load_matrices(overlay=None).table("gpus", "family")
+
+
+@pytest.mark.parametrize("fam", FAMILIES, ids=lambda f: f.pattern)
+def test_each_family_example_matches_that_family_alone(fam) -> None:
+    m = load_matrices(overlay=None)
+    for name in fam.examples:
+        assert m.gpu_family(name) == fam, (name, [f.pattern for f in FAMILIES if f is not fam and m.gpu_family(name)])
+
+
+def test_rows_and_families_agree_on_compute_capability() -> None:
+    m = load_matrices(overlay=None)
+    for g in GPUS:
+        for name in (g.name, *g.nvml_names):
+            fam = m.gpu_family(name)
+            if fam is not None:
+                assert fam.compute_capability == g.compute_capability, (name, fam.pattern)
+
+
+@pytest.mark.parametrize("name,cc", [
+    ("rtx3080ti", "8.6"), ("3080ti", "8.6"), ("a100-80g", "8.0"), ("GTX1080Ti", "6.1"), ("2080S", "7.5"),
+    ("NVIDIA GeForce RTX 3060 Laptop GPU", "8.6"), ("Quadro P1000", "6.1"), ("Tesla P40", "6.1"),
+    ("RTX 4090 D", "8.9"), ("GeForce GTX 980M", "5.2"), ("GeForce GTX 960M", "5.0"), ("Jetson AGX Orin", "8.7"),
+])
+def test_informal_names_get_their_family(name, cc) -> None:
+    fam = load_matrices(overlay=None).gpu_family(name)
+    assert fam is not None and fam.compute_capability == cc, (name, fam)
+
+
+@pytest.mark.parametrize("name", ["MI300X", "AMD Instinct MI250X", "Arc A770", "Radeon RX 7900 XTX", "RTX 6000",
+                                  "Apple M2 Max", "Intel UHD Graphics 630", "port 3080"])
+def test_names_of_other_vendors_or_ambiguous_ones_stay_unknown(name) -> None:
+    m = load_matrices(overlay=None)
+    assert m.gpu_family(name) is None
+    assert m.gpu(name) is None

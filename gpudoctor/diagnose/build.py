@@ -51,6 +51,8 @@ def gpu_model(m: Matrices, name: str):
     model, flags = _model_token(name)
     if model is None:
         return None
+    if m.gpu(name) is None and m.gpu_candidates(name, limit=1) and m.gpu_family(name) is None:
+        return None  # a name several models share, with different compute capabilities
     for row in m.gpu_candidates(name, limit=8):
         for known in (row.name, *row.nvml_names):
             if _model_token(known) == (model, flags):
@@ -83,12 +85,17 @@ def complete(f: Facts, m: Matrices | None) -> None:
             f.fw(name, "build", "cuda", store["cuda"].source, store["cuda"].rank)
     if m is not None:
         _torch_from_matrices(f, m)
+        _tensorflow_from_matrices(f, m)
         for draft in f.gpus:
             if "compute_capability" not in draft.fields and draft.name is not None:
                 row = gpu_model(m, draft.name.value)
+                family = m.gpu_family(draft.name.value) if row is None else None
                 if row is not None:
                     draft.fields["compute_capability"] = Value(
                         row.compute_capability, f"gpudoctor GPU table: {row.name}", DERIVED)
+                elif family is not None:
+                    draft.fields["compute_capability"] = Value(
+                        family.compute_capability, f"gpudoctor GPU families: {family.arch} ({family.source})", DERIVED)
 
 
 def _torch_from_matrices(f: Facts, m: Matrices) -> None:
@@ -112,10 +119,36 @@ def _torch_from_matrices(f: Facts, m: Matrices) -> None:
     if f.fw_get("torch", "build") == "cuda" and cuda and f.fw_get("torch", "arch_list") is None:
         variant = "cu" + cuda.replace(".", "")
         row = m.torch_build(version, variant, platform)
+        where = platform if known else f"{platform}, assumed"
         if row is not None and row.arch_list:
-            where = platform if known else f"{platform}, assumed"
             f.fw("torch", "arch_list", tuple(row.arch_list),
                  f"gpudoctor matrices: torch {series} {variant} ({where}) arch list", DERIVED)
+        if row is not None and row.cudnn and f.fw_get("torch", "cudnn") is None:
+            f.fw("torch", "cudnn", row.cudnn, f"gpudoctor matrices: torch {series} {variant} ({where}) cuDNN pin",
+                 DERIVED)
+
+
+def _tensorflow_from_matrices(f: Facts, m: Matrices) -> None:
+    """A TensorFlow version says the CUDA and cuDNN its build was tested with
+    (tensorflow.org's tested build configurations); on Linux and on Windows up to
+    2.10 the `tensorflow` wheel is a CUDA build."""
+    version = f.fw_get("tensorflow", "version")
+    if not isinstance(version, str) or f.fw_get("tensorflow", "build") == "cpu":
+        return
+    rel = m.tensorflow_release(version)
+    if rel is None or rel.cuda is None:
+        return
+    src = f"gpudoctor matrices: TensorFlow {rel.version} tested build configuration"
+    os_name = f.get("system.os")
+    if os_name == "windows" and not rel.windows_native_gpu:
+        return  # GD508 says what that means
+    if os_name in ("linux", "windows") and "tensorflow-cpu" not in f.packages:
+        f.fw("tensorflow", "build", "cuda", src, DERIVED)
+    f.fw("tensorflow", "cuda", rel.cuda, src, DERIVED)
+    if rel.arch_list and f.fw_get("tensorflow", "arch_list") is None:
+        f.fw("tensorflow", "arch_list", tuple(rel.arch_list), src, DERIVED)
+    if rel.cudnn:
+        f.fw("tensorflow", "cudnn", rel.cudnn, src, DERIVED)
 
 
 def build(f: Facts, m: Matrices | None) -> tuple[Snapshot, list[Read]]:

@@ -48,6 +48,15 @@ _TORCH_CPU = re.compile(r"Torch not compiled with CUDA enabled", re.I)
 _JAX_CPU = re.compile(r"CUDA-enabled jaxlib is not installed", re.I)
 _TF_DSO = re.compile(r"tensorflow[^\n]{0,80}Successfully opened dynamic library (?:lib)?cudart", re.I)
 _TF_CUDNN_LOADED = re.compile(r"Loaded cuDNN version (\d{4,6})", re.I)
+# torch/backends/cudnn/__init__.py: "cuDNN version incompatibility: PyTorch was compiled against (8, 7, 0)
+# but found runtime version (8, 5, 0)".
+_CUDNN_TORCH = re.compile(r"PyTorch was compiled\s{1,4}against \((\d{1,2}), (\d{1,2}), (\d{1,3})\) but found "
+                          r"runtime version \((\d{1,2}), (\d{1,2}), (\d{1,3})\)", re.I)
+# xformers/_cpp_lib.py: "xFormers was built for:\n PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)"
+_XFORMERS_BUILT = re.compile(r"PyTorch ([\w.+]{3,40}) with CUDA (\d{3,5}) \(you have ([\w.+]{3,40})\)", re.I)
+# XLA: "The NVIDIA driver's CUDA version is 11.4 which is older than the ptxas CUDA version (11.8.89)"
+_XLA_DRIVER = re.compile(r"driver's CUDA version is (\d{1,2}\.\d) which is older than the (?:ptxas|PTX compiler) CUDA "
+                         r"version \((\d{1,2}\.\d)", re.I)
 
 
 def cudnn_from_int(n: int) -> str:
@@ -58,15 +67,45 @@ def cudnn_from_int(n: int) -> str:
 
 
 def parse(p: Paste, f: Facts) -> None:
-    _arch_messages(p, f)
-    _driver_and_toolkit(p, f)
-    _cudnn_messages(p, f)
-    _device_lines(p, f)
+    # A message a terminal or an issue form wrapped over two lines is read with the
+    # continuation joined (Paste.unwrapped keeps the pasted line numbers).
+    q = p.unwrapped()
+    _arch_messages(q, f)
+    _driver_and_toolkit(q, f)
+    _cudnn_messages(q, f)
+    _device_lines(q, f)
+    _implied_facts(q, f)
+    matched: set[str] = set()
     for match in match_text(p.text):
-        e = match.entry
-        src = f"{p.label + ': ' if p.label else ''}error line {match.line_no}"
-        f.signal(Signal(e.id, e.title, e.code, match.text, src))
-        f.saw("error messages")
+        _signal(p, f, match.entry, match.line_no, match.text)
+        matched.add(match.entry.id)
+    if q is not p:  # entries only the joined text shows
+        for match in match_text(q.text):
+            if match.entry.id not in matched:
+                line = p.line_no(q._starts[match.line_no - 1])
+                _signal(p, f, match.entry, line, match.text)
+
+
+def _signal(p: Paste, f: Facts, e, line_no: int, text: str) -> None:
+    src = f"{p.label + ': ' if p.label else ''}error line {line_no}"
+    f.signal(Signal(e.id, e.title, e.code, text, src))
+    f.saw("error messages")
+
+
+def _implied_facts(p: Paste, f: Facts) -> None:
+    """Facts a framework's message states in passing: the versions it compares."""
+    for m in p.scan(_CUDNN_TORCH, "pytorch was compiled"):
+        src = p.where("PyTorch error", m.start())
+        f.fw("torch", "build", "cuda", src)
+        f.fw("torch", "cudnn", ".".join(m.group(1, 2, 3)), src)
+        f.extra_reads.append(Read("cudnn.loaded", ".".join(m.group(4, 5, 6)), src))
+    if "you have" in p.lower:
+        for m in _XFORMERS_BUILT.finditer(p.text):
+            src = p.where("xFormers warning", m.start())
+            f.fw("torch", "version", m.group(3), src)
+            f.package("xformers-built-for-torch", m.group(1), src)
+    for m in p.scan(_XLA_DRIVER, "older than the"):
+        f.put("driver.cuda_api", m.group(1), p.where("XLA error", m.start()))
 
 
 def _sm_warnings(p: Paste):

@@ -52,9 +52,19 @@ def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices |
     if code == "GD801":
         found = _arch_category(d.snapshot, {r.fact: r.value for r in d.reads}, m)
         return entry_category if found == "arch-not-in-build" and entry_category else found
-    if code == "GD813" and d.snapshot.system.wsl.value:
-        return "wsl"
+    if code in NO_GPU_CODES:
+        # "No driver" seen from inside WSL or a container (or a batch job given no GPU)
+        # is about the boundary, not the machine: the driver belongs to the host.
+        system = d.snapshot.system
+        if system.wsl.value:
+            return "wsl"
+        if system.container.known and system.container.value != "none":
+            return "container-no-gpu"
     return entry_category
+
+
+# Codes whose message says "no driver / no device / no libcuda".
+NO_GPU_CODES = {"GD803", "GD809", "GD813"}
 
 
 def _arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> str:
@@ -81,11 +91,15 @@ def _arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> st
 
 # A paste shows what is there, rarely what is missing. These rules conclude
 # from a missing fact, which on a live machine means "looked, not found" but in
-# a paste means "not shown": they stay unknown unless the paste showed the fact.
+# a paste means "not shown": a finding of theirs stands only when the paste
+# showed the facts it needs.
 ABSENCE_RULES = {
-    "GD404": ("no cuDNN of the needed major", lambda s: False),
-    "GD607": ("no GPU device nodes", lambda s: s.system.gpu_device_nodes.known),
-    "GD609": ("no WSL libcuda", lambda s: s.system.wsl_libcuda.known),
+    # TensorFlow loads the cuDNN on the system (PyTorch and JAX bring theirs as wheels):
+    # a paste that shows the system's cuDNN shows what TensorFlow will find.
+    "GD404": ("no cuDNN of the needed major",
+              lambda s, f: f.subject == "tensorflow" and bool(s.cudnn) and not any(lib.kind == "pip" for lib in s.cudnn)),
+    "GD607": ("no GPU device nodes", lambda s, f: s.system.gpu_device_nodes.known),
+    "GD609": ("no WSL libcuda", lambda s, f: s.system.wsl_libcuda.known),
 }
 
 
@@ -95,8 +109,10 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
     results, findings = [], []
     for r in report.results:
         guard = ABSENCE_RULES.get(r.code)
-        if guard and r.outcome is Outcome.FINDING and not guard[1](d.snapshot):
-            r = RuleResult(r.code, Outcome.UNKNOWN, f"a paste cannot show {guard[0]}")
+        if guard and r.outcome is Outcome.FINDING:
+            kept = tuple(f for f in r.findings if guard[1](d.snapshot, f))
+            r = RuleResult(r.code, Outcome.FINDING, r.detail, kept) if kept else \
+                RuleResult(r.code, Outcome.UNKNOWN, f"a paste cannot show {guard[0]}")
         results.append(r)
         findings += r.findings
     extra = signal_findings(d, m)

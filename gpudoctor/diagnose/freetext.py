@@ -1,10 +1,18 @@
-"""Sentences people type: "torch 2.6.0+cu126", "RTX 5090", "driver 550.54.14",
-"CUDA 11.8", "Windows 11", "WSL2", "Python 3.12".
+"""Sentences people type: "torch 1.13 with cuda 11.7 and driver 515 on a 3080ti",
+"cuDNN-8.9", "tf2.4", "Windows 11", "WSL2", "inside docker", "Python 3.12".
 
 Everything read here ranks as stated: any tool output in the same paste
 outranks it. "CUDA 11.8" says too little to know whether it is a toolkit, the
 driver's CUDA or a framework's, so it is kept as a stated CUDA, shown but not
-judged.
+judged, unless the sentence ties it to PyTorch ("torch 2.0 with CUDA 11.8",
+"torch 2.0+cu118").
+
+The patterns are one shape per fact, written for the ways people write: any
+separator or none between name and version ("torch1.13", "cuDNN-8.9", "driver:
+535"), a driver given as its branch alone ("driver 515"), GPU names as typed
+("3080ti", "a100-80g", "dual 3090s"). A name is only a candidate here; whether
+it is a known GPU is decided by gpudoctor's one GPU-name matcher when the
+snapshot is built.
 """
 
 from __future__ import annotations
@@ -15,69 +23,102 @@ from gpudoctor.diagnose.collect import STATED, Facts
 from gpudoctor.diagnose.paste import Paste
 from gpudoctor.diagnose.system import note_os
 
-_TORCH = re.compile(r"\b(?:torch|pytorch)(?:[ \t]{0,2}(?:version|nightly|build))?[*_]{0,2}[ \t]{0,2}"
-                    r"(?:[:=_-]{1,2}|[ \t(])[ \t(*]{0,3}v?"
+# Between a name and its version: "torch==2.0", "cuDNN-8.9", "driver: 535", "torch version reveals 2.0.0+cpu".
+_SEP = (r"[ \t]{0,2}(?:version|ver\.?|v)?[*_`]{0,2}[ \t]{0,2}(?:[:=_-]{1,3}|is|of|was)?"
+        r"(?:[ \t]{1,2}(?:is|was|shows?|says|reveals|reports|returns|prints|gives|installed|used)){0,2}[ \t(*`]{0,3}v?")
+_VERSION = r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
+_TORCH = re.compile(r"\b(?:torch|pytorch)(?:[ \t]{0,2}(?:nightly|build))?" + _SEP +
                     r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\.dev\d{1,10}|a0\+\w{1,12}|rc\d)?"
                     r"(?:\+(?:cu\d{2,3}|cpu|rocm[\d.]{1,8}))?)(?![\w+])(?!\.\d)", re.I)
+# "torch 2.0 with CUDA 11.8", "pytorch 1.13 built for cuda 11.7", "torch 2.1 (cu121)", "torch 2.1 / cu121"
+_TORCH_WITH_CUDA = re.compile(r"\b(?:torch|pytorch)[^\n]{0,24}?\d\.\d{1,2}(?:\.\d{1,3})?[ \t]{0,2}"
+                              r"(?:\(|/|,|\+|with|built with|compiled with|for)[ \t]{0,2}"
+                              r"(?:cuda[ \t_-]{0,2}(\d{1,2}\.\d)|cu(\d{2})(\d))\b", re.I)
 _TORCH_CUDA = re.compile(r"CUDA[ \t]{0,2}\(via torch\)[ \t]{0,2}:?[ \t]{0,2}(\d{1,2}\.\d)", re.I)
-_TF = re.compile(r"\b(?:tensorflow|tf)(?:-gpu)?(?:[ \t]{0,2}version)?[ \t]{0,2}(?:[:=]{1,2}|[ \t])[ \t]{0,2}v?"
-                 r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?!\w)(?!\.\d)", re.I)
-_DRIVER = re.compile(r"\b(?:nvidia[ \t]{1,2})?driver(?:[ \t]{1,2}version)?[ \t]{0,2}(?:[:=]|is)?[ \t]{0,2}v?"
-                     r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b", re.I)
-_CUDA = re.compile(r"\bCUDA(?:[ \t]{1,2}(?:toolkit|version|runtime))?[ \t]{0,2}(?:[:=]|is)?[ \t]{0,2}v?"
+_TF = re.compile(r"\b(?:tensorflow|tf)(?:-gpu|\[and-cuda\])?" + _SEP + r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?!\w)(?!\.\d)", re.I)
+_JAX = re.compile(r"\b(jax|jaxlib)(?:\[[\w,-]{1,20}\])?" + _SEP + r"(0\.\d{1,2}\.\d{1,3})\b", re.I)
+_CUPY = re.compile(r"\bcupy(?:-cuda\d{2,3}x?)?" + _SEP + _VERSION + r"\b", re.I)
+# "driver 550.54.14", "driver: 535", "nvidia-driver-535", "driver version is 470.82"
+_DRIVER = re.compile(r"\b(?:nvidia[ \t_-]{1,2})?driver(?:s)?" + _SEP +
+                     r"(\d{3}(?:\.\d{1,3}){0,2})\b(?![.\d])", re.I)
+_CUDA = re.compile(r"\b(?:CUDA|cudatoolkit)(?:[ \t_-]{0,2}(toolkit|runtime))?" + _SEP +
                    r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?![.\d])", re.I)
-_CUDNN = re.compile(r"\bcuDNN(?:[ \t]{1,2}version)?[ \t]{0,2}(?:[:=]|is)?[ \t]{0,2}v?(\d\.\d{1,2}(?:\.\d{1,3}){0,2})\b",
-                    re.I)
-_PYTHON = re.compile(r"\bPython[ \t]{0,2}(?:version)?[*_]{0,2}[ \t]{0,2}(?:[:=-]|is)?[ \t]{0,2}v?(3\.\d{1,2}(?:\.\d{1,2})?)\b",
-                     re.I)
+# "nvcc --version is 12.3", "nvcc 11.8": what a person read off nvcc is the toolkit.
+_NVCC = re.compile(r"\bnvcc(?:[ \t]{1,2}(?:-V|--version))?" + _SEP + r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?![.\d])", re.I)
+_CUDNN = re.compile(r"\bcuDNN" + _SEP + r"(\d{1,2}(?:\.\d{1,2}(?:\.\d{1,3}){0,2})?)\b(?![.\d])", re.I)
+_PYTHON = re.compile(r"\b(?:Python|py)" + _SEP + r"(3\.\d{1,2}(?:\.\d{1,2})?)\b", re.I)
 _PY_PATH = re.compile(r"python(3\.\d{1,2})[/\\](?:site|dist)-packages", re.I)
-_OS = re.compile(r"\b(Windows[ \t](?:10|11|Server[ \t]\d{4})|Ubuntu[ \t]\d{2}\.\d{2}(?:\.\d{1,2})?(?:[ \t]LTS)?|"
-                 r"Debian[ \t]\d{1,2}|CentOS(?:[ \t]Linux)?[ \t]\d(?:\.\d{1,2})?|Rocky[ \t]Linux[ \t]\d(?:\.\d{1,2})?|"
-                 r"Fedora[ \t]\d{2}|macOS[ \t]\d{2}(?:\.\d{1,2})?|Arch[ \t]Linux)\b", re.I)
+_OS = re.compile(r"\b(Windows[ \t]?(?:10|11|Server[ \t]\d{4})|Ubuntu[ \t]?\d{2}\.\d{2}(?:\.\d{1,2})?(?:[ \t]LTS)?|"
+                 r"Debian[ \t]\d{1,2}|CentOS(?:[ \t]Linux)?[ \t]?\d(?:\.\d{1,2})?|Rocky[ \t]Linux[ \t]\d(?:\.\d{1,2})?|"
+                 r"RHEL[ \t]?\d(?:\.\d{1,2})?|Fedora[ \t]\d{2}|macOS[ \t]\d{2}(?:\.\d{1,2})?|Arch[ \t]Linux)\b", re.I)
 # Paths say which OS a traceback came from.
-_LINUX_PATH = re.compile(r"(?:^|[\s\"'(])/(?:home|usr/local/lib|usr/lib|opt/conda)/[^\s]{0,200}?python3\.\d{1,2}/")
-_WINDOWS_PATH = re.compile(r"\b[A-Z]:\\(?:Users|Program Files|ProgramData)\\")
-_OS_WORDS = ("windows", "ubuntu", "debian", "centos", "rocky", "fedora", "macos", "arch linux")
-_WSL = re.compile(r"\bWSL[ \t]?2?\b|Windows Subsystem for Linux|Ubuntu Subsystem", re.I)
+_LINUX_PATH = re.compile(r"(?:^|[\s\"'(])/(?:home|usr/local/lib|usr/lib|opt/conda|root|mnt|data|scratch|opt)/"
+                         r"[^\s]{0,200}?python3\.\d{1,2}/")
+_WINDOWS_PATH = re.compile(r"\b[A-Z]:\\(?:Users|Program Files|ProgramData|ComfyUI|AI|stable-diffusion|Python\d*|"
+                           r"[\w .-]{1,40}\\(?:venv|python_embeded|Lib|Scripts|site-packages))\\|\\Lib\\site-packages\\|"
+                           r"\bpython\.exe\b|\bwin_amd64\b|\bPS [A-Z]:\\", re.I)
+_MAC_PATH = re.compile(r"(?:^|[\s\"'(])/(?:Users/[^/\s]{1,40}|Library/Frameworks)/[^\s]{0,200}?python3\.\d{1,2}/|"
+                       r"\bmacosx_\d{2}_\d_arm64\b")
+_OS_WORDS = ("windows", "ubuntu", "debian", "centos", "rocky", "rhel", "fedora", "macos", "arch linux")
+_WSL = re.compile(r"\bWSL[ \t]?2?\b|Windows Subsystem for Linux|Ubuntu Subsystem|microsoft-standard-WSL2|/usr/lib/wsl/",
+                  re.I)
 _CC = re.compile(r"compute capability[ \t:=]{0,3}(?:of[ \t])?(\d{1,2}\.\d)\b", re.I)
+# A container: the command that started it, a Dockerfile line, a shell prompt inside one.
+_CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\b|\bdocker-compose\b|"
+                        r"^\s*FROM[ \t]+\S*(?:nvidia/cuda|pytorch/pytorch|tensorflow/tensorflow|nvcr\.io)\S*|"
+                        r"^root@[0-9a-f]{12}:|/\.dockerenv\b|\binside (?:a |the |my )?(?:docker|container)\b", re.I | re.M)
+_K8S = re.compile(r"\bkubectl\b|\bnvidia\.com/gpu\b|\bkind:[ \t]*(?:Pod|Deployment|DaemonSet|Job)\b")
+_SINGULARITY = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\b", re.I)
+# A batch job: what it sees is what the scheduler granted it.
+_SLURM = re.compile(r"^#SBATCH\b|\b(?:srun|sbatch|salloc)[ \t]+-|\bSLURM_(?:JOB_ID|JOBID|NODELIST|STEP_GPUS)\b", re.M)
 
-# GPU names: the consumer families need no context; short data-center names
-# ("T4", "A100", "L4") only count on a line that is about a GPU. The patterns
-# start at the model (fast to scan for); a "NVIDIA GeForce " or "Tesla " just
-# before it is added back for display.
+# GPU names as typed. The consumer and workstation families need no context;
+# short data-center names ("T4", "A100", "L4") and bare numbers ("my 3090") only
+# count on a line that is about a GPU.
 _GPU_FAMILY = re.compile(
-    r"\b((?:RTX|GTX|GT|MX)[ \t]?(?:A|PRO[ \t])?\d{3,4}[A-Z]?"
-    r"(?:[ \t]{1,2}(?:Ti|SUPER|Super|D|Laptop(?:[ \t]GPU)?|Mobile|Max-Q|Ada(?:[ \t]Generation)?))*"
-    r"|(?:TITAN|Titan)[ \t](?:RTX|V|Xp|X|Black)(?:[ \t]\(Pascal\))?"
-    r"|(?:A100|H100|H200|H20|B200|B100|GB200|V100|P100|K80|K40m?|K20m?)(?:[- ](?:SXM\d?|PCIE|PCIe|NVL|HBM3|\d{2,3}GB))*"
-    r"|Quadro[ \t](?:RTX[ \t])?[A-Z]?\d{3,4})\b")
-_GPU_SHORT = re.compile(r"\b(T4|L4|L40S?|A10G?|A30|A40|A16|A2|P40|P4|GH200)\b")
-_GPU_PREFIX = re.compile(r"(?:(?:NVIDIA|Tesla|GeForce)[ \t]{1,2}){1,3}$")
-_GPU_CONTEXT = re.compile(r"gpu|graphics|card|nvidia|device|tesla|instance", re.I)
+    r"\b((?:RTX|GTX|GT|MX)[ \t-]?(?:A|PRO[ \t])?\d{3,4}(?:[ \t]?(?:Ti|SUPER|Super|S|D|M)\b)?"
+    r"(?:[ \t]{1,2}(?:Ti|SUPER|Super|D|Laptop(?:[ \t]GPU)?|Mobile|Max-Q|Ada(?:[ \t]Generation)?|Blackwell))*"
+    r"|(?:TITAN|Titan)[ \t](?:RTX|V|Xp|X|Black|Z)(?:[ \t]\(?Pascal\)?)?"
+    r"|(?:A100|A800|H100|H200|H800|H20|GH200|B200|B100|B300|GB200|GB300|V100S?|P100|K80|K40m?|K20X?m?|M40|M60)"
+    r"(?:[- ](?:SXM\d?|PCIE|PCIe|NVL|HBM3e?|\d{2,3}GB?|\d{2,3}G))*"
+    r"|Quadro[ \t](?:RTX[ \t])?[A-Z]{0,2}\d{3,4}[A-Z]?|Jetson[ \t](?:AGX[ \t])?(?:Orin|Xavier|Nano|TX2|TX1|Thor)"
+    r"(?:[ \t](?:NX|Nano))?)(?![\w-])", re.I)
+_GPU_SHORT = re.compile(r"\b(T4|L4|L40S?|L20|A10G?|A30|A40|A16|A2|P40|P4|A[2-6]000|RTX[ \t]A[2-6]000)\b")
+# A trailing capital S is the SUPER ("2080S"), a small one a plural ("dual 3090s").
+_GPU_NUMBER = re.compile(r"(?<![\w.$#:/-])((?:[2-5]0[5-9]0|1[06][3-8]0)(?:[ \t]?(?i:ti|super|d)|S)?)s?(?![\w.%-])")
+_GPU_PREFIX = re.compile(r"(?:(?:NVIDIA|Tesla|GeForce)[ \t]{1,2}){1,3}$", re.I)
+_GPU_CONTEXT = re.compile(r"gpu|graphics|card|nvidia|geforce|device|tesla|instance|vram|\bon (?:a|an|my|the)\b|"
+                          r"\bmy\b|\bdual\b|\b\d[ \t]?x\b", re.I)
 # Every family name contains one of these words, every line that may name a
 # short data-center GPU one of the context words: cheap filters for the lines.
-_GPU_WORDS = ("rtx", "gtx", "gt ", "mx", "titan", "tesla", "quadro", "a100", "h100", "h200", "h20", "b200", "b100",
-              "v100", "p100", "k80", "k40", "k20")
-_CONTEXT_WORDS = ("gpu", "graphics", "card", "nvidia", "device", "tesla", "instance")
-_NUMBER_TI = re.compile(r"\b(\d{4})[ \t]?(ti|super)?[ \t]{1,2}(RTX|GTX)\b|\b(?:dual[ \t]|\d[ \t]?x[ \t]?)?(\d{4})[ \t](ti)\b",
-                        re.I)
+_GPU_WORDS = ("rtx", "gtx", "gt ", "gt-", "mx", "titan", "quadro", "jetson", "a100", "a800", "h100", "h200", "h800",
+              "h20", "gh200", "b200", "b100", "b300", "gb200", "gb300", "v100", "p100", "k80", "k40", "k20", "m40", "m60")
+_CONTEXT_WORDS = ("gpu", "graphics", "card", "nvidia", "geforce", "device", "tesla", "instance", "vram", " on ", "my ",
+                  "dual", "x ")
+_NUMBER_FIRST = re.compile(r"\b(\d{4})[ \t]?(ti|super)?[ \t]{1,2}(RTX|GTX)\b", re.I)
 
 
-def _with_prefix(text: str, m: re.Match) -> str:
-    prefix = _GPU_PREFIX.search(text, max(0, m.start() - 30), m.start())
-    return (prefix.group(0) if prefix else "") + m.group(1)
+def _with_prefix(text: str, start: int, name: str) -> str:
+    prefix = _GPU_PREFIX.search(text, max(0, start - 30), start)
+    return (prefix.group(0) if prefix else "") + name
 
 
 def gpu_names(text: str) -> list[str]:
-    """GPU names in a line of free text, as written ('RTX 5090', 'Tesla T4')."""
-    names = [_with_prefix(text, m) for m in _GPU_FAMILY.finditer(text)]
+    """GPU names in a line of free text, as written ('RTX 5090', 'Tesla T4'); bare
+    model numbers gain their family ('my 3090' -> 'RTX 3090', '1080 ti' -> 'GTX 1080 Ti')."""
+    names = [_with_prefix(text, m.start(), m.group(1)) for m in _GPU_FAMILY.finditer(text)]
+    taken = [m.span() for m in _GPU_FAMILY.finditer(text)]
     if _GPU_CONTEXT.search(text):
-        names += [_with_prefix(text, m) for m in _GPU_SHORT.finditer(text)]
-    for m in _NUMBER_TI.finditer(text):
-        if m.group(3):  # "3080 RTX" -> "RTX 3080"
-            names.append(f"{m.group(3).upper()} {m.group(1)}" + (f" {m.group(2)}" if m.group(2) else ""))
-        elif m.group(4):  # "1080 ti"
-            names.append(f"GTX {m.group(4)} Ti")
+        names += [_with_prefix(text, m.start(), m.group(1)) for m in _GPU_SHORT.finditer(text)
+                  if not any(a <= m.start() < b for a, b in taken)]
+        for m in _GPU_NUMBER.finditer(text):
+            if any(a <= m.start() < b for a, b in taken):
+                continue
+            number = re.sub(r"(\d)S$", r"\1 SUPER", m.group(1))
+            family = "GTX" if number[:2] in ("10", "16") else "RTX"
+            names.append(f"{family} {number}")
+    for m in _NUMBER_FIRST.finditer(text):  # "3080 RTX" -> "RTX 3080"
+        names.append(f"{m.group(3).upper()} {m.group(1)}" + (f" {m.group(2)}" if m.group(2) else ""))
     return list(dict.fromkeys(n.strip() for n in names))
 
 
@@ -88,25 +129,47 @@ def parse(p: Paste, f: Facts) -> None:
             if p.line_no(m.start()) not in p.claimed:
                 yield m, p.where("free text", m.start(), claim=False)
 
-    for m, src in found(_TORCH, "torch"):
-        f.fw("torch", "version", m.group(1), src, STATED)
-    for m, src in found(_TORCH_CUDA, "via torch"):
-        f.fw("torch", "cuda", m.group(1), src, STATED)
-        f.fw("torch", "build", "cuda", src, STATED)
-    for m, src in found(_TF, "tensorflow", "tf ", "tf=", "tf:", "tf-gpu"):
-        f.fw("tensorflow", "version", m.group(1), src, STATED)
+    _frameworks(found, f)
     for m, src in found(_DRIVER, "driver"):
         f.put("driver.version", m.group(1), src, STATED)
     for m, src in found(_CUDA, "cuda"):
         line = p.line(p.line_no(m.start()))
         if line.lstrip().startswith("|") or "Driver Version" in line:
             continue  # the nvidia-smi banner's "CUDA Version" is the driver's, read elsewhere
-        f.runtime(STATED, version=m.group(1), path="(stated in the paste)", kind="stated", source=src)
+        toolkit = (m.group(1) or "").lower() == "toolkit" or m.group(0).lower().startswith("cudatoolkit")
+        f.runtime(STATED, version=m.group(2), path="(stated in the paste)", kind="toolkit" if toolkit else "stated",
+                  source=src)
+    for m, src in found(_NVCC, "nvcc"):
+        f.runtime(STATED, version=m.group(1), path="(nvcc, as stated in the paste)", kind="toolkit", source=src,
+                  nvcc=m.group(1))
     for m, src in found(_CUDNN, "cudnn"):
         f.library("cudnn", STATED, version=m.group(1), path="(stated in the paste)", kind="stated", source=src)
     for rx in (_PYTHON, _PY_PATH):
-        for m, src in found(rx, "python"):
+        for m, src in found(rx, "py"):
             f.put("system.python", m.group(1), src, STATED)
+    _system(p, f, found)
+    _gpus(p, f)
+
+
+def _frameworks(found, f: Facts) -> None:
+    for m, src in found(_TORCH, "torch"):
+        f.fw("torch", "version", m.group(1), src, STATED)
+    for m, src in found(_TORCH_WITH_CUDA, "torch"):
+        cuda = m.group(1) or f"{m.group(2)}.{m.group(3)}"
+        f.fw("torch", "cuda", cuda, src, STATED)
+        f.fw("torch", "build", "cuda", src, STATED)
+    for m, src in found(_TORCH_CUDA, "via torch"):
+        f.fw("torch", "cuda", m.group(1), src, STATED)
+        f.fw("torch", "build", "cuda", src, STATED)
+    for m, src in found(_TF, "tensorflow", "tf"):
+        f.fw("tensorflow", "version", m.group(1), src, STATED)
+    for m, src in found(_JAX, "jax"):
+        f.fw("jax", "version", m.group(2), src, STATED)
+    for m, src in found(_CUPY, "cupy"):
+        f.fw("cupy", "version", m.group(1), src, STATED)
+
+
+def _system(p: Paste, f: Facts, found) -> None:
     wsl = list(found(_WSL, "wsl", "subsystem"))
     for m, src in wsl:
         f.put("system.wsl", True, src, STATED)
@@ -115,16 +178,20 @@ def parse(p: Paste, f: Facts) -> None:
         if wsl and m.group(1).lower().startswith("windows"):
             continue  # under WSL2 the Windows version describes the host, not the Linux that runs the code
         note_os(f, m.group(1), src, STATED)
-    for rx, name in ((_LINUX_PATH, "linux"), (_WINDOWS_PATH, "windows")):
+    for rx, name in ((_LINUX_PATH, "linux"), (_WINDOWS_PATH, "windows"), (_MAC_PATH, "darwin")):
         m = rx.search(p.text)
         if m and not wsl:
             f.put("system.os", name, p.where("file path in the paste", m.start(), claim=False), STATED)
-    _gpus(p, f)
+    for rx, kind in ((_K8S, "kubernetes"), (_CONTAINER, "docker"), (_SINGULARITY, "singularity"), (_SLURM, "slurm")):
+        m = rx.search(p.text)
+        if m:
+            f.put("system.container", kind, p.where("container clue", m.start(), claim=False), STATED)
+            break
 
 
 def _gpus(p: Paste, f: Facts) -> None:
     hits = [*p.scan(_GPU_FAMILY, *_GPU_WORDS), *p.scan(_GPU_SHORT, *_CONTEXT_WORDS),
-            *p.scan(_NUMBER_TI, "rtx", "gtx", " ti")]
+            *p.scan(_GPU_NUMBER, *_CONTEXT_WORDS), *p.scan(_NUMBER_FIRST, "rtx", "gtx")]
     hit_lines = sorted({p.line_no(m.start()) for m in hits})
     hit_lines = [n for n in hit_lines if n not in p.claimed]
     # Once a tool has listed the GPUs, names in prose only add to those GPUs:

@@ -10,7 +10,7 @@ from gpudoctor.diagnose.collect import TOOL, Facts
 
 _LINUX = re.compile(r"\b(ubuntu|debian|centos|red ?hat|rhel|rocky|alma|fedora|arch linux|linux mint|mint|opensuse|"
                     r"suse|amazon linux|gentoo|manjaro|pop!?_os|linux)\b", re.I)
-_WINDOWS = re.compile(r"\b(windows|win32|win64)\b|^nt$", re.I)
+_WINDOWS = re.compile(r"\b(windows|win32|win64|win ?(?:7|8|10|11))\b|^nt$", re.I)
 _MAC = re.compile(r"\b(macos|mac os x|darwin|osx)\b", re.I)
 _MACHINE = re.compile(r"\b(x86_64|amd64|aarch64|arm64|ppc64le)\b", re.I)
 _PLATFORM = re.compile(r"^Linux-(\S+?)-(x86_64|aarch64|ppc64le)(?:-with-(?:glibc(\d+\.\d+)|\S+))?")

@@ -74,15 +74,16 @@ def _template_field(f: Facts, key: str, value: str, src: str) -> None:
     if key.startswith("os platform"):
         note_os(f, value, src, STATED)
     elif key == "tensorflow version":
-        m = re.findall(r"\b(\d+\.\d+(?:\.\d+)?(?:-?rc\d+)?)\b", value)
+        # "tf2.9.1", "v2.10.0", "2.4.0-rc1": a version may be glued to a name
+        m = re.findall(r"(?<![\d.])(\d+\.\d+(?:\.\d+)?(?:-?rc\d+)?)(?!\d|\.\d)", value)
         if m:
             f.fw("tensorflow", "version", m[-1], src, STATED)
     elif key == "python version":
-        m = re.search(r"\b(3\.\d{1,2}(?:\.\d{1,2})?)\b", value)
+        m = re.search(r"(?<![\d.])(3\.\d{1,2}(?:\.\d{1,2})?)(?!\d|\.\d)", value)
         if m:
             f.put("system.python", m.group(1), src, STATED)
     elif key == "cuda/cudnn version":
-        nums = re.findall(r"\b(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2}|\d{1,2})\b", value)
+        nums = re.findall(r"(?<![\d.])(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2}|\d{1,2})(?!\d|\.\d)", value)
         if nums:
             f.runtime(STATED, version=nums[0], path="(stated in the issue template)", kind="stated", source=src)
         if len(nums) > 1:

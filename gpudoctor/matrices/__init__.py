@@ -5,16 +5,15 @@ install and plan.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from gpudoctor.matrices import gpu_names
 from gpudoctor.matrices import records as r
 from gpudoctor.matrices.loader import (
     SHIPPED_DIR,
@@ -166,56 +165,36 @@ class Matrices:
         NVML string matches word for word (a mere close spelling is not enough).
         `memory_gb` separates models that report the same name (RTX 4060 Ti 8/16 GB)."""
         ranked = self._rank_gpus(name, memory_gb)
-        return ranked[0][1] if ranked and ranked[0][0] < _CLOSE_SPELLING else None
+        if not ranked or ranked[0][0] >= gpu_names.CLOSE_SPELLING:
+            return None
+        # A short name that several models share ("RTX 6000": Quadro RTX 6000 or RTX 6000 Ada)
+        # names none of them unless they agree on the compute capability.
+        best = [g for score, g in ranked if score == ranked[0][0]]
+        if ranked[0][0] > 0 and len({g.compute_capability for g in best}) > 1:
+            return None
+        return ranked[0][1]
 
     def gpu_candidates(self, name: str, limit: int = 5, memory_gb: float | None = None) -> list[r.GpuModel]:
-        """Models for a name, best first: exact matches, then rows containing every
-        word of the name ("a100" -> all A100s), then rows whose words all occur in
-        the name (a MIG device string), then close spellings. A laptop part never
-        matches its desktop namesake except as a close spelling."""
+        """Models for a name, best first (gpu_names.rank): exact matches, then rows
+        containing every word of the name, then rows whose words all occur in it,
+        then close spellings."""
         return [g for _, g in self._rank_gpus(name, memory_gb)[:limit]]
 
-    def _gpu_words(self) -> list[tuple[int, list[str]]]:
-        """(row index, normalised words) of every name and device string, built once."""
-        if self._gpu_words_cache is None:
-            self._gpu_words_cache = [(i, _norm_gpu(key).split()) for i, g in enumerate(self.gpus)
-                                     for key in (g.name, *g.nvml_names)]
-        return self._gpu_words_cache
+    def gpu_family(self, name: str) -> r.GpuFamily | None:
+        """The family that gives a name's compute capability when no row does
+        ('GeForce RTX 3060 Laptop GPU', 'Quadro P1000'); None when no family or
+        more than one matches."""
+        found = gpu_names.families_of(self.table("gpus", "family"), name)
+        return found[0] if len(found) == 1 else None
 
     def _rank_gpus(self, name: str, memory_gb: float | None) -> list[tuple[int, r.GpuModel]]:
         key = (name, memory_gb)
         if key not in self._ranked:  # rules and install planning ask about the same few names often
-            self._ranked[key] = self._rank_gpus_uncached(name, memory_gb)
+            if self._gpu_words_cache is None:
+                self._gpu_words_cache = [(i, gpu_names.normalise(k).split()) for i, g in enumerate(self.gpus)
+                                         for k in (g.name, *g.nvml_names)]
+            self._ranked[key] = gpu_names.rank(self.gpus, self._gpu_words_cache, name, memory_gb)
         return self._ranked[key]
-
-    def _rank_gpus_uncached(self, name: str, memory_gb: float | None) -> list[tuple[int, r.GpuModel]]:
-        query = _norm_gpu(name).split()
-        if not query:
-            return []
-        scores: dict[int, tuple[int, int]] = {}
-        for i, words in self._gpu_words():
-            if _MOBILE.intersection(query) - _MOBILE.intersection(words):
-                continue  # a laptop part is not its desktop namesake
-            if words == query:
-                score = (0, 0)
-            elif _all_words_in(query, words):
-                score = (1, len(words) - len(query))
-            elif _all_words_in(words, query):
-                score = (2, len(query) - len(words))
-            else:
-                continue
-            scores[i] = min(score, scores.get(i, score))
-        if not scores:
-            keys = {_norm_gpu(k): i for i, g in enumerate(self.gpus) for k in (g.name, *g.nvml_names)}
-            plain = " ".join(w for w in query if w not in _MOBILE and w != "gpu")  # suggest the desktop namesake
-            for rank, k in enumerate(difflib.get_close_matches(plain, list(keys), n=10, cutoff=0.6)):
-                scores.setdefault(keys[k], (_CLOSE_SPELLING, rank))
-
-        def order(i: int) -> tuple[float, ...]:
-            gap = abs(self.gpus[i].memory_gb - memory_gb) if memory_gb is not None else 0.0
-            return (*scores[i], gap, i)
-
-        return [(scores[i][0], self.gpus[i]) for i in sorted(scores, key=order)]
 
     def precision(self, cc: str | ComputeCapability) -> r.PrecisionSupport | None:
         want = cc if isinstance(cc, ComputeCapability) else compute_capability(cc)
@@ -404,33 +383,6 @@ def cudnn_text(version: str | int) -> str:
             return f"{v // 10000}.{(v // 100) % 100}.{v % 100}"
         return f"{v // 1000}.{(v // 100) % 10}.{v % 100}"
     return str(version)
-
-
-_CLOSE_SPELLING = 3  # rank of a difflib-only match: a suggestion, never an answer
-_MOBILE = {"laptop", "mobile"}
-
-
-@functools.lru_cache(maxsize=4096)
-def _norm_gpu(name: str) -> str:
-    """'NVIDIA GeForce RTX 4090' -> 'rtx 4090'; 'NVIDIA A100-SXM4-80GB' -> 'a100 sxm4 80gb'.
-    Vendor and brand words go (older drivers omit them); 'Quadro' stays, it tells
-    Quadro RTX 6000 from RTX 6000 Ada."""
-    s = name.lower()
-    s = re.sub(r"\bmig\b.*", " ", s)  # "... MIG 3g.40gb": the profile is not the model
-    s = re.sub(r"\b(nvidia|geforce|tesla)\b", " ", s)
-    s = re.sub(r"\b(rtx|gtx)(?=\d)", r"\1 ", s)  # "rtx4090" -> "rtx 4090"
-    s = re.sub(r"(\d)\s*(gb|g)\b", r"\1gb", s)  # "80 GB", "144G" -> "80gb", "144gb"
-    s = re.sub(r"[^a-z0-9]+", " ", s)
-    return " ".join(s.split())
-
-
-def _all_words_in(needles: list[str], hay: list[str]) -> bool:
-    """Every needle word is a word of `hay`, or a letter-ended stem of one that only
-    adds digits ("sxm" matches "sxm4"; "h20" does not match "h200")."""
-    def found(w: str) -> bool:
-        return any(h == w or (len(w) >= 3 and w[-1].isalpha() and h.startswith(w) and h[len(w):].isdigit())
-                   for h in hay)
-    return all(found(w) for w in needles)
 
 
 @functools.lru_cache(maxsize=4)

@@ -91,6 +91,19 @@ class GpuModel:
 
 
 @dataclass(frozen=True)
+class GpuFamily:
+    """gpus.toml [[family]]: the compute capability of a model family, for names
+    without a [[gpu]] row. `pattern` is matched against the normalised name."""
+
+    pattern: str  # "^(rtx )?30(50|60|70|80|90)( ti)?\\b"
+    compute_capability: str
+    arch: str
+    examples: tuple[str, ...]  # names that must match this family and no other
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class PrecisionSupport:
     """gpus.toml [[precision]]: hardware precision support by compute capability."""
 

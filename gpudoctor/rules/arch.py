@@ -22,11 +22,20 @@ from gpudoctor.versions import compute_capability
 FAMILY = "arch"
 
 
-def _missing(s: Snapshot):
+def _missing(s: Snapshot, m=None):
     """(gpu, framework, reason) for every GPU a CUDA build has no kernel for.
-    reason: 'too-new' | 'dropped' | 'gap'."""
+    reason: 'too-new' | 'dropped' | 'gap'. Without the build's arch list, the
+    CUDA it was built with still bounds it from below: no build can hold code
+    for a GPU older than every architecture its nvcc compiles for."""
     gpus = need_gpus(s)
     for fw in cuda_frameworks(s):
+        if (not fw.arch_list.known or not fw.arch_list.value) and m is not None and fw.cuda.known:
+            floor = [c for c in (compute_capability(x) for x in m.arch_support(fw.cuda.value)) if c]
+            for g in gpus:
+                cc = gpu_cc(g)
+                if floor and cc is not None and cc < min(floor):
+                    yield g, fw, "dropped"
+            continue
         if not fw.arch_list.known or not fw.arch_list.value:
             continue
         entries = parse_arch_list(fw.arch_list.value)
@@ -85,7 +94,7 @@ def too_new(s: Snapshot, m):
       "A GPU is older than every architecture in a build: its support was dropped (e.g. Pascal in cu128).",
       FAMILY)
 def dropped(s: Snapshot, m):
-    for g, fw, reason in _missing(s):
+    for g, fw, reason in _missing(s, m):
         if reason != "dropped":
             continue
         yield dropped.rule.finding(

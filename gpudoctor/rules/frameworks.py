@@ -184,7 +184,7 @@ def op_failed(s: Snapshot, m):
             )
 
 
-@rule("GD508", "tensorflow-gpu-on-native-windows", "framework-cuda-mismatch", Severity.ERROR,
+@rule("GD508", "tensorflow-gpu-on-native-windows", "cpu-only-build", Severity.ERROR,
       "TensorFlow 2.11 and newer has no GPU support on native Windows.", FAMILY)
 def tf_windows(s: Snapshot, m):
     tf = s.framework("tensorflow")

@@ -228,3 +228,24 @@ def nccl_mismatch(s: Snapshot, m):
                             ("pip install --force-reinstall --no-deps "
                              f"'nvidia-nccl-cu{(parse_numeric(fw.cuda.value) or (12,))[0]}=={fw.nccl.value}'",)),
                 )
+
+
+@rule("GD407", "frameworks-need-different-cudnn", "library-conflict", Severity.WARNING,
+      "Two frameworks in one environment need different cuDNN majors.", FAMILY)
+def frameworks_cudnn_majors(s: Snapshot, m):
+    if s.frameworks is None:
+        raise Unknown("frameworks were not probed")
+    needs = [(fw, cudnn_major_needed(fw.cudnn.value)) for fw in cuda_frameworks(s) if fw.cudnn.known]
+    needs = [(fw, major) for fw, major in needs if major is not None]
+    if len({major for _, major in needs}) < 2:
+        return
+    said = ", ".join(f"{fw_label(fw)} cuDNN {major}" for fw, major in needs)
+    yield frameworks_cudnn_majors.rule.finding(
+        f"One environment, two cuDNN majors: {said}",
+        evidence=[ev(f"{fw.name}.cudnn", fw.cudnn) for fw, _ in needs],
+        fix=Fix("Only one nvidia-cudnn wheel (one libcudnn.so.N on the library path) can be loaded, so one of "
+                "the frameworks gets the wrong cuDNN: pick versions whose cuDNN majors agree, or give each "
+                "framework its own environment.",
+                ("python -m venv .venv-torch && .venv-torch/bin/pip install torch",
+                 "python -m venv .venv-tf && .venv-tf/bin/pip install 'tensorflow[and-cuda]'")),
+    )

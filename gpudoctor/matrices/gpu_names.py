@@ -1,0 +1,92 @@
+"""The one GPU-name matcher: a name as NVML, a framework, a log or a person writes
+it -> the model rows of gpus.toml, or the family that gives its compute capability.
+
+Names arrive as 'NVIDIA GeForce RTX 4090', 'Tesla V100-SXM2-32GB', 'rtx3080ti',
+'a100-80g' or 'my 1080 ti'. They are normalised to words ('rtx 3080 ti',
+'a100 80gb') and compared word for word; a close spelling is only ever a
+suggestion, never an answer, so 'MI300X' does not become 'B300' and 'Quadro P1000'
+does not become 'Quadro RTX 8000'.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from collections.abc import Sequence
+
+from gpudoctor.matrices import records as r
+
+CLOSE_SPELLING = 3  # rank of a difflib-only match: a suggestion, never an answer
+MOBILE = {"laptop", "mobile"}
+
+
+@functools.lru_cache(maxsize=4096)
+def normalise(name: str) -> str:
+    """'NVIDIA GeForce RTX 4090' -> 'rtx 4090'; 'NVIDIA A100-SXM4-80GB' -> 'a100 sxm4 80gb';
+    'rtx3080ti' -> 'rtx 3080 ti'. Vendor and brand words go (older drivers omit them);
+    'Quadro' stays, it tells Quadro RTX 6000 from RTX 6000 Ada."""
+    s = name.lower()
+    s = re.sub(r"\bmig\b.*", " ", s)  # "... MIG 3g.40gb": the profile is not the model
+    s = re.sub(r"\b(nvidia|geforce|tesla)\b|®|™|\(r\)|\(tm\)", " ", s)
+    s = re.sub(r"\b(rtx|gtx|gt|mx)(?=\d)", r"\1 ", s)  # "rtx4090" -> "rtx 4090"
+    s = re.sub(r"(?<![a-z\d])(\d+)\s*(gb|g)\b", r"\1gb", s)  # "80 GB", "144G" -> "80gb"; "A10G" stays
+    s = re.sub(r"(\d{3,4})(ti|super|d|m|s)\b", r"\1 \2", s)  # "3080ti" -> "3080 ti", "980m" -> "980 m"
+    s = re.sub(r"\b(\d{4}) s\b", r"\1 super", s)  # "2080S": the SUPER
+    s = re.sub(r"[^a-z0-9]+", " ", s)
+    return " ".join(s.split())
+
+
+def all_words_in(needles: Sequence[str], hay: Sequence[str]) -> bool:
+    """Every needle word is a word of `hay`, or a letter-ended stem of one that only
+    adds digits ("sxm" matches "sxm4"; "h20" does not match "h200")."""
+    def found(w: str) -> bool:
+        return any(h == w or (len(w) >= 3 and w[-1].isalpha() and h.startswith(w) and h[len(w):].isdigit())
+                   for h in hay)
+    return all(found(w) for w in needles)
+
+
+def rank(gpus: Sequence[r.GpuModel], words_of_rows: Sequence[tuple[int, list[str]]], name: str,
+         memory_gb: float | None) -> list[tuple[int, r.GpuModel]]:
+    """(score, row) for every row a name may mean, best first. Scores: 0 exact,
+    1 every word of the name in the row ("a100" -> all A100s), 2 every word of
+    the row in the name (a MIG device string), CLOSE_SPELLING a suggestion.
+    A laptop part never matches its desktop namesake except as a suggestion."""
+    query = normalise(name).split()
+    if not query:
+        return []
+    scores: dict[int, tuple[int, int]] = {}
+    for i, words in words_of_rows:
+        if MOBILE.intersection(query) - MOBILE.intersection(words):
+            continue
+        if words == query:
+            score = (0, 0)
+        elif all_words_in(query, words):
+            score = (1, len(words) - len(query))
+        elif all_words_in(words, query):
+            score = (2, len(query) - len(words))
+        else:
+            continue
+        scores[i] = min(score, scores.get(i, score))
+    if not scores:
+        keys = {" ".join(words): i for i, words in words_of_rows}
+        plain = " ".join(w for w in query if w not in MOBILE and w != "gpu")  # suggest the desktop namesake
+        for n, k in enumerate(difflib.get_close_matches(plain, list(keys), n=10, cutoff=0.6)):
+            scores.setdefault(keys[k], (CLOSE_SPELLING, n))
+
+    def order(i: int) -> tuple[float, ...]:
+        gap = abs(gpus[i].memory_gb - memory_gb) if memory_gb is not None else 0.0
+        return (*scores[i], gap, i)
+
+    return [(scores[i][0], gpus[i]) for i in sorted(scores, key=order)]
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(pattern: str) -> re.Pattern:
+    return re.compile(pattern)
+
+
+def families_of(families: Sequence[r.GpuFamily], name: str) -> list[r.GpuFamily]:
+    """Every family whose pattern matches the name (the data keeps them exclusive)."""
+    key = normalise(name)
+    return [f for f in families if _compiled(f.pattern).search(key)]

@@ -1,0 +1,103 @@
+"""The free-text reader: facts as people write them in sentences, each kept
+with its source line and ranked below any tool output."""
+
+import pytest
+
+from gpudoctor.diagnose import read_paste
+from gpudoctor.matrices import load_matrices
+
+M = load_matrices(overlay=None)
+
+
+def snap(text: str):
+    return read_paste(text, matrices=M, debug=True).snapshot
+
+
+def torch_of(s):
+    return next(fw for fw in s.frameworks if fw.name == "torch")
+
+
+def test_versions_inside_one_sentence():
+    s = snap("I have torch 1.13 with cuda 11.7 and driver 515 on a 3080ti, cuDNN-8.9")
+    t = torch_of(s)
+    assert (t.version.value, t.cuda.value, t.build.value) == ("1.13", "11.7", "cuda")
+    assert s.driver.version.value == "515"
+    assert [lib.version for lib in s.cudnn] == ["8.9"]
+    assert [(g.name, g.compute_capability) for g in s.gpus] == [("RTX 3080ti", "8.6")]
+    assert "free text line 1" in t.cuda.source
+
+
+@pytest.mark.parametrize("text,version,cuda", [
+    ("pytorch1.13.1", "1.13.1", None),
+    ("torch==2.0.1+cu118 installed", "2.0.1+cu118", "11.8"),
+    ("PyTorch v2.1 (cu121)", "2.1", "12.1"),
+    ("torch 2.3.0 / cuda 12.1", "2.3.0", "12.1"),
+    ("torch 2.1 and CUDA 12.1 toolkit", "2.1", None),  # "and" does not tie the toolkit to the build
+])
+def test_torch_forms(text, version, cuda):
+    t = torch_of(snap(text))
+    assert t.version.value == version
+    assert t.cuda.value == cuda
+
+
+@pytest.mark.parametrize("text,name,cc", [
+    ("training on a100-80g nodes", "a100-80g", "8.0"),
+    ("my GPU is a RTX3060 laptop", "RTX3060 laptop", "8.6"),
+    ("I have dual 3090s", "RTX 3090", "8.6"),
+    ("NVIDIA GeForce GTX 1080 Ti", "NVIDIA GeForce GTX 1080 Ti", "6.1"),
+    ("gpu: Quadro P1000", "Quadro P1000", "6.1"),
+    ("on my 2080S", "RTX 2080 SUPER", "7.5"),
+    ("Jetson AGX Orin with JetPack 6", "Jetson AGX Orin", "8.7"),
+])
+def test_gpu_names_as_typed(text, name, cc):
+    s = snap(text)
+    assert [(g.name, g.compute_capability) for g in s.gpus] == [(name, cc)]
+
+
+@pytest.mark.parametrize("text", ["listening on port 3080", "in 2080 we will", "AMD MI300X here",
+                                  "version 1060 of the file", "my Radeon RX 7900 XTX"])
+def test_no_gpu_where_there_is_none(text):
+    s = snap(text)
+    assert not s.gpus or all(g.compute_capability is None for g in s.gpus)
+
+
+def test_unknown_gpu_name_keeps_compute_capability_unknown():
+    s = snap("GPU: RTX 6000")  # Quadro RTX 6000 (7.5) or RTX 6000 Ada (8.9)
+    assert [g.compute_capability for g in s.gpus] == [None]
+
+
+@pytest.mark.parametrize("text,os_name", [
+    (r'File "C:\Users\me\miniconda3\lib\site-packages\torch\cuda\__init__.py", line 239', "windows"),
+    (r"PS C:\> python -c 'import torch'", "windows"),
+    ('File "/Users/me/venv/lib/python3.11/site-packages/torch/__init__.py"', "darwin"),
+    ('File "/home/u/venv/lib/python3.10/site-packages/torch/__init__.py"', "linux"),
+])
+def test_os_from_paths(text, os_name):
+    assert snap(text).system.os.value == os_name
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("docker run -it --rm nvcr.io/nvidia/pytorch:24.01-py3", "docker"),
+    ("FROM nvidia/cuda:12.1.0-runtime-ubuntu22.04", "docker"),
+    ("root@3f2a9c1b7d4e:/workspace# nvidia-smi", "docker"),
+    ("kubectl logs trainer-0", "kubernetes"),
+    ("singularity exec --nv image.sif python train.py", "singularity"),
+])
+def test_container_clues(text, kind):
+    s = snap(text)
+    assert s.system.container.value == kind
+    assert "container clue line 1" in s.system.container.source
+
+
+def test_tool_output_outranks_a_sentence():
+    s = snap("driver 470\n| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |")
+    assert s.driver.version.value == "535.104.05"
+
+
+@pytest.mark.parametrize("text,fw,version", [
+    ("tf2.4 on windows", "tensorflow", "2.4"), ("jaxlib==0.4.13 and jax 0.4.13", "jax", "0.4.13"),
+    ("cupy 12.3 fails", "cupy", "12.3"), ("tensorflow-gpu 2.10.0", "tensorflow", "2.10.0"),
+])
+def test_other_frameworks_in_prose(text, fw, version):
+    s = snap(text)
+    assert next(f for f in s.frameworks if f.name == fw).version.value == version
