@@ -25,6 +25,7 @@ ACTIVE_SHARE = 0.3
 CLOCK_HELD = 0.9  # an SM clock below this share of its maximum is held down
 MAX_SAMPLES = 1000  # input cap: the runner sends at most 120
 POWER_LIMIT_LOWERED = 0.95  # enforced limit below this share of the default: set lower by someone
+CAPPED_BELOW = 0.85  # power-capped while drawing less than this share of the limit: capped from outside
 
 
 @dataclass(frozen=True)
@@ -87,11 +88,11 @@ def _number(value: object) -> float | None:
 
 
 def summarise(raw: object, phase: str = "timed") -> Summary | None:
-    """The samples of one phase (all of them when none is labelled so); None without samples."""
+    """The samples of one phase (all of them when the runner labelled none); None without samples."""
     if not isinstance(raw, dict):
         return None
     phases = raw.get("phase") if isinstance(raw.get("phase"), list) else []
-    keep = [i for i, p in enumerate(phases[:MAX_SAMPLES]) if p == phase] or None
+    keep = [i for i, p in enumerate(phases[:MAX_SAMPLES]) if p == phase] if phases else None
 
     def column(key: str) -> list[float]:
         values = raw.get(key) if isinstance(raw.get(key), list) else []
@@ -125,6 +126,9 @@ def clock_cause(s: Summary) -> tuple[str, str] | None:
                 s.power_limit_w < POWER_LIMIT_LOWERED * s.default_power_limit_w:
             return ("power-limit-lowered", f"held at a {s.power_limit_w:.0f} W power limit, lowered from the "
                     f"default {s.default_power_limit_w:.0f} W")
+        if s.power_w is not None and s.power_limit_w and s.power_w < CAPPED_BELOW * s.power_limit_w:
+            return ("power-cap-below-limit", f"power-capped at {s.power_w:.0f} W, well below its "
+                    f"{s.power_limit_w:.0f} W limit: the chassis or its BMC grants the board less power")
         limit = f" {s.power_limit_w:.0f} W" if s.power_limit_w else ""
         return "power-cap", f"held at its{limit} power limit (a hot chip draws more power at the same clock)"
     if s.active("applications_clocks_setting"):

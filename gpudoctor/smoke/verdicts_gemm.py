@@ -35,6 +35,10 @@ CAUSE_FIX = {
                      "check cooling first, then the power delivery.", (PERF_STATE, WATCH_CLOCKS)),
     "power-limit-lowered": Fix("Someone set the power limit below the board's default: restore it (needs root).",
                                ("nvidia-smi -q -d POWER", "sudo nvidia-smi -pl <default limit in W>")),
+    "power-cap-below-limit": Fix("The GPU is power-capped below its own limit: the server grants it less power "
+                                 "(BMC/iDRAC power policy, a missing thermal-table entry for this GPU, or too few "
+                                 "power supplies). Check the chassis power budget and the BMC's GPU settings.",
+                                 (PERF_STATE, "ipmitool dcmi power reading")),
     "power-brake": Fix("An external power-brake signal slows the GPU: check the chassis power supplies and the "
                        "BMC's power policy.", (PERF_STATE, "ipmitool sdr")),
     "hw-slowdown": Fix("The GPU slows itself to protect the hardware (temperature or power delivery): check the "
