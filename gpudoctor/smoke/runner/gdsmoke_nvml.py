@@ -85,12 +85,13 @@ class Nvml(object):
         return out.value
 
     def reasons(self, handle):
-        # Renamed "clocks event reasons" in r535; the old name still exists alongside.
-        f = self._fn("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons")
-        if f is None:
-            return None
-        out = ctypes.c_ulonglong()
-        return out.value if f(handle, ctypes.byref(out)) == 0 else None
+        # Renamed "clocks event reasons" in r535; older drivers have only the throttle name.
+        for name in ("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"):
+            f = self._fn(name)
+            out = ctypes.c_ulonglong()
+            if f is not None and f(handle, ctypes.byref(out)) == 0:
+                return out.value
+        return None
 
     def limits(self, handle):
         """What the samples are compared with: the clock and power ceilings."""
