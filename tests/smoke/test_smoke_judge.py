@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from smoke_helpers import validate
+
 from gpudoctor.findings import Severity
 from gpudoctor.matrices import load_matrices
 from gpudoctor.smoke import expect, rates
@@ -223,3 +225,26 @@ def test_crash_after_every_test_reported_is_a_warning(matrices):
     late = [f for f in report.findings if f.code == "GD703"]
     assert len(late) == 1 and late[0].severity is Severity.WARNING and "after reporting every test" in late[0].title
     assert int(report.exit_code) == 0 and int(run(data, matrices, strict=True).exit_code) == 1
+
+
+@pytest.mark.parametrize("code", ["GD708", "GD717", "GD718", "GD719"])
+def test_sampled_and_fact_based_fixtures_fire_only_when_bad(matrices, code):
+    bad = json.loads((FIXTURES / code / "bad.json").read_text())
+    good = json.loads((FIXTURES / code / "good.json").read_text())
+    found = [f for f in run(bad, matrices).findings if f.code == code]
+    assert found and all(e.source for f in found for e in f.evidence)
+    assert code not in codes(run(good, matrices))
+
+
+def test_tf32_disabled_by_the_environment_is_not_called_slow(matrices):
+    data = json.loads((FIXTURES / "GD719" / "bad.json").read_text())
+    t = results_of(run(data, matrices))["gemm_tf32"]
+    assert t.perf is None and "NVIDIA_TF32_OVERRIDE=0" in t.detail
+    assert "GD708" not in codes(run(data, matrices))
+
+
+def test_tf32_facts_are_in_the_report(matrices):
+    data = json.loads((FIXTURES / "GD718" / "bad.json").read_text())
+    out = run(data, matrices).to_json()
+    assert out["precision"]["env"]["TORCH_ALLOW_TF32_CUBLAS_OVERRIDE"] == "1"
+    validate(out)
