@@ -197,7 +197,9 @@ def _judge_gpu(raw: dict, matrices: Matrices, snapshot: Snapshot | None, on_gpu:
         if not on_gpu:
             exp = rates.Expected()
         elif test_name.startswith("gemm_"):
-            exp = rates.gemm_expected(matrices, test_name, model, share, t.get("accumulate") or "fp32")
+            # A runner document without "accumulate" timed FP8 with torch's default accumulation.
+            accumulate = t.get("accumulate") or ("default" if test_name == "gemm_fp8" else "fp32")
+            exp = rates.gemm_expected(matrices, test_name, model, share, accumulate)
         else:
             exp = rates.copy_expected(test_name, model, share, snap_gpu)
         sources[test_name] = exp.source
