@@ -22,20 +22,22 @@ def _read(fn):
 
 
 def precision_defaults(torch):
-    backends = torch.backends
+    """Never raises: a torch without one of these attributes records the error as the fact."""
+    backends = getattr(torch, "backends", None)
+    matmul = getattr(getattr(backends, "cuda", None), "matmul", None)
+    cudnn = getattr(backends, "cudnn", None)
     facts = {"env": dict((k, os.environ.get(k)) for k in ENV_VARS),
-             "float32_matmul_precision": _read(torch.get_float32_matmul_precision)}
-    matmul = backends.cuda.matmul
+             "float32_matmul_precision": _read(lambda: torch.get_float32_matmul_precision())}
     # torch >= 2.9 has the fp32_precision API; reading the legacy flags after the new API
     # has been used raises, so each is read on its own and only the legacy one as fallback.
-    if hasattr(matmul, "fp32_precision"):
+    if matmul is not None and hasattr(matmul, "fp32_precision"):
         facts["cuda_matmul_fp32_precision"] = _read(lambda: str(matmul.fp32_precision))
     facts["cuda_matmul_allow_tf32"] = _read(lambda: bool(matmul.allow_tf32))
-    conv = getattr(backends.cudnn, "conv", None)
+    conv = getattr(cudnn, "conv", None)
     if conv is not None and hasattr(conv, "fp32_precision"):
         facts["cudnn_conv_fp32_precision"] = _read(lambda: str(conv.fp32_precision))
     else:
-        facts["cudnn_allow_tf32"] = _read(lambda: bool(backends.cudnn.allow_tf32))
+        facts["cudnn_allow_tf32"] = _read(lambda: bool(cudnn.allow_tf32))
     return facts
 
 
