@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from smoke_helpers import validate
 
 from gpudoctor.findings import Severity

@@ -11,10 +11,10 @@ import sys
 import textwrap
 
 import pytest
+from smoke_helpers import HERE
 
 from gpudoctor.smoke import samples
 from gpudoctor.smoke.driver import RUNNER_DIR
-from smoke_helpers import HERE
 
 SAMPLE_SCRIPT = textwrap.dedent("""
     import json, sys, time
