@@ -39,6 +39,7 @@ TABLES: dict[str, dict[str, type]] = {
     "jax": {"release": r.JaxRelease},
     "cudnn": {"release": r.CudnnRelease},
     "cupy": {"package": r.CupyPackage},
+    "rates": {"achievable": r.AchievableRate, "mig": r.MigShare},
 }
 
 # (file stem, table) -> the fields that identify a row; unique within a table.
@@ -58,6 +59,8 @@ KEYS: dict[tuple[str, str], tuple[str, ...]] = {
     ("jax", "release"): ("version_from",),
     ("cudnn", "release"): ("version_from",),
     ("cupy", "package"): ("package",),
+    ("rates", "achievable"): ("compute_capability", "board", "test", "accumulate"),
+    ("rates", "mig"): ("compute_capability", "gpu"),
 }
 
 SHIPPED_DIR = Path(__file__).resolve().parent
