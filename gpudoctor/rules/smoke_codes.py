@@ -68,6 +68,6 @@ FP32_RUNS_AS_TF32 = register(
     "the framework's FP32 matmuls default to TF32 in this environment (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1, "
     "or a non-'highest' default precision)", FAMILY)
 TF32_DISABLED_BY_ENV = register(
-    "GD719", "tf32-disabled-by-environment", "info", I,
+    "GD719", "tf32-disabled-by-environment", "info", INFO,
     "NVIDIA_TF32_OVERRIDE=0 turns TF32 off in every CUDA library: TF32 matmuls and convolutions run as FP32",
     FAMILY)
