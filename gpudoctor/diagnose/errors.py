@@ -50,8 +50,8 @@ _TF_DSO = re.compile(r"tensorflow[^\n]{0,80}Successfully opened dynamic library 
 _TF_CUDNN_LOADED = re.compile(r"Loaded cuDNN version (\d{4,6})", re.I)
 # torch/backends/cudnn/__init__.py: "cuDNN version incompatibility: PyTorch was compiled against (8, 7, 0)
 # but found runtime version (8, 5, 0)".
-_CUDNN_TORCH = re.compile(r"PyTorch was compiled\s{1,4}against \((\d{1,2}), (\d{1,2}), (\d{1,3})\) but found "
-                          r"runtime version \((\d{1,2}), (\d{1,2}), (\d{1,3})\)", re.I)
+_CUDNN_TORCH = re.compile(r"PyTorch was compiled\s{1,4}against \((\d{1,2}), (\d{1,2}), (\d{1,3})\) but "
+                          r"(?:found runtime version|linked against) \((\d{1,2}), (\d{1,2}), (\d{1,3})\)", re.I)
 # xformers/_cpp_lib.py: "xFormers was built for:\n PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)"
 _XFORMERS_BUILT = re.compile(r"PyTorch ([\w.+]{3,40}) with CUDA (\d{3,5}) \(you have ([\w.+]{3,40})\)", re.I)
 # XLA: "The NVIDIA driver's CUDA version is 11.4 which is older than the ptxas CUDA version (11.8.89)"
@@ -98,7 +98,7 @@ def _implied_facts(p: Paste, f: Facts) -> None:
         src = p.where("PyTorch error", m.start())
         f.fw("torch", "build", "cuda", src)
         f.fw("torch", "cudnn", ".".join(m.group(1, 2, 3)), src)
-        f.extra_reads.append(Read("cudnn.loaded", ".".join(m.group(4, 5, 6)), src))
+        f.fw("torch", "cudnn_runtime", ".".join(m.group(4, 5, 6)), src)
     if "you have" in p.lower:
         for m in _XFORMERS_BUILT.finditer(p.text):
             src = p.where("xFormers warning", m.start())
@@ -169,7 +169,7 @@ def _cudnn_messages(p: Paste, f: Facts) -> None:
         src = p.where("JAX error", m.start())
         f.fw("jax", "build", "cuda", src)
         f.fw("jax", "cudnn", cudnn_from_int(int(built)), src)
-        f.extra_reads.append(Read("cudnn.loaded", cudnn_from_int(int(loaded)), src))
+        f.fw("jax", "cudnn_runtime", cudnn_from_int(int(loaded)), src)
     for m in p.scan(_TF_CUDNN_LOADED, "loaded cudnn version"):
         f.extra_reads.append(Read("cudnn.loaded", cudnn_from_int(int(m.group(1))), p.where("TensorFlow log", m.start())))
 
@@ -181,7 +181,7 @@ def _cudnn_pair(p: Paste, f: Facts, m: re.Match, built: str, loaded: str) -> Non
     src = p.where("cuDNN error", m.start())
     f.fw(fw, "build", "cuda", src)
     f.fw(fw, "cudnn", built, src)
-    f.extra_reads.append(Read("cudnn.loaded", loaded, src))
+    f.fw(fw, "cudnn_runtime", loaded, src)
 
 
 def _device_lines(p: Paste, f: Facts) -> None:

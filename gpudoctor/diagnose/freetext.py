@@ -67,6 +67,10 @@ _CC = re.compile(r"compute capability[ \t:=]{0,3}(?:of[ \t])?(\d{1,2}\.\d)\b", r
 _CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\b|\bdocker-compose\b|"
                         r"^\s*FROM[ \t]+\S*(?:nvidia/cuda|pytorch/pytorch|tensorflow/tensorflow|nvcr\.io)\S*|"
                         r"^root@[0-9a-f]{12}:|/\.dockerenv\b|\binside (?:a |the |my )?(?:docker|container)\b", re.I | re.M)
+# A `docker run` that asks for no GPU: no --gpus, no nvidia runtime, no device passed in.
+_DOCKER_RUN = re.compile(r"\b(?:docker|podman)[ \t]+run\b[^\n]{0,400}", re.I)
+_GPU_FLAGS = re.compile(r"--gpus|--runtime[ =]nvidia|--device|--privileged|nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES|"
+                        r"--nv\b|deploy:|capabilities", re.I)
 _K8S = re.compile(r"\bkubectl\b|\bnvidia\.com/gpu\b|\bkind:[ \t]*(?:Pod|Deployment|DaemonSet|Job)\b")
 _SINGULARITY = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\b", re.I)
 # A batch job: what it sees is what the scheduler granted it.
@@ -187,6 +191,11 @@ def _system(p: Paste, f: Facts, found) -> None:
         if m:
             f.put("system.container", kind, p.where("container clue", m.start(), claim=False), STATED)
             break
+    runs = [m for m in _DOCKER_RUN.finditer(p.text) if "nvidia-docker" not in m.group(0).lower()]
+    if runs and not any(_GPU_FLAGS.search(m.group(0)) for m in runs) and not _GPU_FLAGS.search(p.text) \
+            and "nvidia-docker" not in p.lower:
+        # The container was started without asking for a GPU, so no /dev/nvidia* was passed in.
+        f.put("system.gpu_device_nodes", (), p.where("docker run without --gpus", runs[0].start(), claim=False), STATED)
 
 
 def _gpus(p: Paste, f: Facts) -> None:
