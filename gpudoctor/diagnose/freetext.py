@@ -36,7 +36,8 @@ _TORCH_WITH_CUDA = re.compile(r"\b(?:torch|pytorch)[^\n]{0,24}?\d\.\d{1,2}(?:\.\
                               r"(?:cuda[ \t_-]{0,2}(\d{1,2}\.\d)|cu(\d{2})(\d))\b", re.I)
 _TORCH_CUDA = re.compile(r"CUDA[ \t]{0,2}\(via torch\)[ \t]{0,2}:?[ \t]{0,2}(\d{1,2}\.\d)", re.I)
 _TF = re.compile(r"\b(?:tensorflow|tf)(?:-gpu|\[and-cuda\])?" + _SEP + r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?!\w)(?!\.\d)", re.I)
-_JAX = re.compile(r"\b(jax|jaxlib)(?:\[[\w,-]{1,20}\])?" + _SEP + r"(0\.\d{1,2}\.\d{1,3})\b", re.I)
+_JAX = re.compile(r"\b(jax|jaxlib)(?:\[[\w,-]{1,20}\])?" + _SEP + r"(0\.\d{1,2}\.\d{1,3}(?:\+cuda[\w.]{1,20})?)(?![\w.])",
+                  re.I)
 _CUPY = re.compile(r"\bcupy(?:-cuda\d{2,3}x?)?" + _SEP + _VERSION + r"\b", re.I)
 # "driver 550.54.14", "driver: 535", "nvidia-driver-535", "driver version is 470.82"
 _DRIVER = re.compile(r"\b(?:nvidia[ \t_-]{1,2})?driver(?:s)?" + _SEP +
@@ -169,6 +170,8 @@ def _frameworks(found, f: Facts) -> None:
         f.fw("tensorflow", "version", m.group(1), src, STATED)
     for m, src in found(_JAX, "jax"):
         f.fw("jax", "version", m.group(2), src, STATED)
+        if m.group(1).lower() == "jaxlib":
+            f.package("jaxlib", m.group(2), src)
     for m, src in found(_CUPY, "cupy"):
         f.fw("cupy", "version", m.group(1), src, STATED)
 
