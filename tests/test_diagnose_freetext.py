@@ -101,3 +101,14 @@ def test_tool_output_outranks_a_sentence():
 def test_other_frameworks_in_prose(text, fw, version):
     s = snap(text)
     assert next(f for f in s.frameworks if f.name == fw).version.value == version
+
+
+def test_the_report_nearest_the_failure_wins():
+    before = "PyTorch version: 2.1.0+cu121\nIs CUDA available: True\n"
+    after = "PyTorch version: 2.6.0+cu126\nIs CUDA available: False\n"
+    error = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    d = read_paste("old env:\n" + before + "\nafter upgrading:\n" + after + error, matrices=M, debug=True)
+    assert torch_of(d.snapshot).version.value == "2.6.0+cu126"
+    assert any("nearest the failure" in c for c in d.conflicts)
+    # without an error line, the first report stays
+    assert torch_of(snap(before + after)).version.value == "2.1.0+cu121"
