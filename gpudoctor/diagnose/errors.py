@@ -46,6 +46,8 @@ _TF_NO_BINARIES = re.compile(r"TensorFlow was not built with CUDA kernel binarie
                              r"(\d{1,2}\.\d)", re.I)
 _TORCH_CPU = re.compile(r"Torch not compiled with CUDA enabled", re.I)
 _JAX_CPU = re.compile(r"CUDA-enabled jaxlib is not installed", re.I)
+_JAX_PLUGIN_FAILED = {"jax-plugin-version-mismatch", "jax-plugin-init-error", "jax-backend-cuda-failed",
+                      "cudnn-version-mismatch-jax", "jax-cuda-lib-missing"}
 _TF_DSO = re.compile(r"tensorflow[^\n]{0,80}Successfully opened dynamic library (?:lib)?cudart", re.I)
 _TF_CUDNN_LOADED = re.compile(r"Loaded cuDNN version (\d{4,6})", re.I)
 # torch/backends/cudnn/__init__.py: "cuDNN version incompatibility: PyTorch was compiled against (8, 7, 0)
@@ -68,13 +70,18 @@ def cudnn_from_int(n: int) -> str:
 
 def parse(p: Paste, f: Facts) -> None:
     # A message a terminal or an issue form wrapped over two lines is read with the
-    # continuation joined (Paste.unwrapped keeps the pasted line numbers).
+    # continuation joined (Paste.unwrapped keeps the pasted line numbers). Signals
+    # first: what a message means can depend on the others (deferred_by).
     q = p.unwrapped()
+    _signals(p, q, f)
     _arch_messages(q, f)
     _driver_and_toolkit(q, f)
     _cudnn_messages(q, f)
     _device_lines(q, f)
     _implied_facts(q, f)
+
+
+def _signals(p: Paste, q: Paste, f: Facts) -> None:
     matched: set[str] = set()
     for match in match_text(p.text):
         _signal(p, f, match.entry, match.line_no, match.text)
@@ -140,7 +147,10 @@ def _arch_messages(p: Paste, f: Facts) -> None:
     for m in p.scan(_TORCH_CPU, "not compiled with cuda"):
         f.fw("torch", "build", "cpu", p.where("PyTorch error", m.start()))
     for m in p.scan(_JAX_CPU, "cuda-enabled jaxlib"):
-        f.fw("jax", "build", "cpu", p.where("JAX warning", m.start()))
+        # JAX prints this whenever no CUDA backend came up, also after its CUDA plugin
+        # failed to start: it means a CPU-only jaxlib only when no earlier line says why.
+        if not any(sig.entry in _JAX_PLUGIN_FAILED for sig in f.signals):
+            f.fw("jax", "build", "cpu", p.where("JAX warning", m.start()))
 
 
 def _driver_and_toolkit(p: Paste, f: Facts) -> None:

@@ -28,10 +28,13 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
     all_rules()
     entries = {e.id: e for e in load_catalog()}
     by_key: dict[tuple[str, str], Finding] = {}
+    seen = {sig.entry for sig in d.signals}
     for sig in d.signals:
         entry = entries.get(sig.entry)
         if entry is None or entry.code is None or entry.code not in RULES:
             continue
+        if seen.intersection(entry.deferred_by):
+            continue  # the paste also shows the message that names the real cause
         rule = RULES[entry.code]
         category = _category(entry.code, entry.category, d, m)
         evidence = Evidence("error", sig.text, sig.source)
