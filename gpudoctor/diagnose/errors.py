@@ -89,8 +89,7 @@ def _signals(p: Paste, q: Paste, f: Facts) -> None:
     if q is not p:  # entries only the joined text shows
         for match in match_text(q.text):
             if match.entry.id not in matched:
-                line = p.line_no(q._starts[match.line_no - 1])
-                _signal(p, f, match.entry, line, match.text)
+                _signal(p, f, match.entry, q.pasted_line(match.line_no), match.text)
 
 
 def _signal(p: Paste, f: Facts, e, line_no: int, text: str) -> None:

@@ -135,6 +135,22 @@ def toolkit_too_new(s: Snapshot, m):
         raise Unknown("CUDA runtimes were not probed")
     for rt in _toolkits(s):
         v = driver_supports(rt.version, s.driver.version.value, s.driver.cuda_api.value, m, _os(s))
+        if v.support is DriverSupport.MINOR_COMPAT:
+            # Programs nvcc builds run through minor-version compatibility, but PTX this toolkit
+            # emits cannot be JIT-compiled by an older driver: Numba, CuPy kernels built with
+            # NVRTC to PTX, and nvcc's own PTX fail with "Unsupported .version" or
+            # CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
+            yield toolkit_too_new.rule.finding(
+                f"CUDA toolkit {rt.version} is newer than the driver's CUDA {v.driver_cuda or '?'}: what it "
+                "compiles to SASS runs, PTX it generates does not",
+                evidence=[ev_value("cuda_runtimes.version", rt.version, rt.source), ev("driver.version", s.driver.version),
+                          ev("driver.cuda_api", s.driver.cuda_api)],
+                fix=Fix("JIT compilers that hand PTX to the driver (Numba, CuPy's RawKernel/NVRTC, PTX-only "
+                        "builds) need a driver at least as new as the toolkit. Upgrade the driver, or use a toolkit "
+                        "no newer than the driver's CUDA.",
+                        driver_install_commands(s, _branch_for(v.needed_full))),
+            )
+            continue
         if v.support is not DriverSupport.TOO_OLD:
             continue
         yield toolkit_too_new.rule.finding(
