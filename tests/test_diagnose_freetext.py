@@ -112,3 +112,16 @@ def test_the_report_nearest_the_failure_wins():
     assert any("nearest the failure" in c for c in d.conflicts)
     # without an error line, the first report stays
     assert torch_of(snap(before + after)).version.value == "2.1.0+cu121"
+
+
+def test_wrapped_messages_are_read_and_cite_the_pasted_line():
+    soft = ("noise\nNVIDIA H100 PCIe with CUDA capability\nsm_90 is not compatible with the current PyTorch installation.\n"
+            "The current PyTorch\ninstall supports CUDA capabilities sm_37 sm_50 sm_60 sm_70 sm_75 sm_80 sm_86.\n")
+    d = read_paste(soft, matrices=M, debug=True)
+    assert [(g.compute_capability, g.source) for g in d.snapshot.gpus] == [("9.0", "PyTorch warning line 2")]
+    head = "2022-12-16 18:31:30.311235: W external/org_tensorflow/tensorflow/compiler/xla/service/gpu/nvptx_compiler.cc:497]"
+    hard = f"{head} The NVIDIA driver's CUDA version is 11.\n0 which is older than the ptxas CUDA version (11.6.124)."
+    assert len(hard.split("\n")[0]) >= 120
+    d = read_paste(hard, matrices=M, debug=True)
+    assert d.snapshot.driver.cuda_api.value == "11.0"
+    assert d.snapshot.driver.cuda_api.source == "XLA error line 1"

@@ -389,3 +389,14 @@ def test_explain_probes_by_default_and_survives_a_build_without_probes(monkeypat
     monkeypatch.setattr(check, "probe", no_probes)
     res = run(["explain", "Torch not compiled with CUDA enabled"])
     assert called and res.exit_code == 0 and "On this machine" not in res.stdout
+
+
+@pytest.mark.parametrize("entry, message", [
+    ("driver-insufficient", "I find the error CUDAError InsufficientDriver. My CUDA version is 12.9.41"),
+    ("driver-insufficient", "cuda.bindings.driver.CUresult.CUDA_ERROR_INSUFFICIENT_DRIVER"),
+    ("container-no-gpu-runtime",
+     'Error response from daemon: could not select device driver "nvidia" with capabilities: [[gpu]]'),
+])
+def test_wording_variants_match(entry, message):
+    matches = match_text(message)
+    assert matches and matches[0].entry.id == entry

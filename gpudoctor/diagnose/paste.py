@@ -32,6 +32,9 @@ def _cp1252(byte: int) -> str:
 _ESCAPED = {0xDC00 + b: _cp1252(b) for b in range(0x80, 0x100)}
 _CONTINUATION = re.compile(r"\n(?=[ \t]{0,40}[a-z(\[])")
 _CONTINUES = re.compile(r"[ \t]{0,40}[a-z(\[]")
+_HARD_WRAP = 120  # lines at least this long may have been cut by a terminal or a text box
+_CUT_WORD = re.compile(r"[\w.]$")
+_CUT_REST = re.compile(r"(?!\d{2,4}[-:/])[a-z0-9]")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
@@ -90,13 +93,15 @@ class Paste:
         (it starts in lower case or with a bracket) is appended to the one before,
         with one space between. Sources still cite the pasted line numbers. `self`
         when nothing is wrapped."""
-        if not _CONTINUATION.search(self.text):
-            return self
         lines = self.text.split("\n")
+        if not _CONTINUATION.search(self.text) and not any(len(line) >= _HARD_WRAP for line in lines):
+            return self
         out: list[str] = []
         pasted: list[int] = []
         for number, line in enumerate(lines, 1):
-            if out and _CONTINUES.match(line):
+            if out and len(out[-1]) >= _HARD_WRAP and _CUT_WORD.search(out[-1]) and _CUT_REST.match(line):
+                out[-1] += line  # a long line cut at a fixed width, mid-word or mid-number ("11." / "0 which")
+            elif out and _CONTINUES.match(line):
                 out[-1] = out[-1].rstrip() + " " + line.strip()
             else:
                 out.append(line)
