@@ -18,6 +18,8 @@ MESSAGES = {
     "gpu-too-old-for-pytorch": "Found GPU0 GeForce GT 720 which is of cuda capability 3.5.",
     "tf-ignoring-gpu": "Ignoring visible gpu device (device: 0, name: Quadro K4200, pci bus id: 0000:03:00.0, compute "
                        "capability: 3.0) with Cuda compute capability 3.0. The minimum required Cuda capability is 3.5.",
+    "code-needs-newer-arch": '/usr/local/cuda/targets/x86_64-linux/include/cuda/std/barrier(15): catastrophic error: '
+                             '#error directive: "CUDA synchronization primitives are only supported for sm_70 and up."',
     "vllm-min-capability": "RuntimeError: GPUs with compute capability below 7.0 are not supported.",
     "no-kernel-image": "RuntimeError: CUDA error: no kernel image is available for execution on the device",
     "tf-no-kernel-binaries": "TensorFlow was not built with CUDA kernel binaries compatible with compute capability "
@@ -392,6 +394,9 @@ def test_explain_probes_by_default_and_survives_a_build_without_probes(monkeypat
 
 
 @pytest.mark.parametrize("entry, message", [
+    ("cudf-pascal-required", "you will need a GPU with NVIIDA Pascal or newer architecture"),
+    ("gpu-fallen-off-bus", "the gpu randomly falls off the bus"),
+    ("nvcc-unsupported-arch", "I meet the error:\"Unsupported gpu architecture 'compute_75'\"."),
     ("driver-insufficient", "I find the error CUDAError InsufficientDriver. My CUDA version is 12.9.41"),
     ("driver-insufficient", "cuda.bindings.driver.CUresult.CUDA_ERROR_INSUFFICIENT_DRIVER"),
     ("container-no-gpu-runtime",
