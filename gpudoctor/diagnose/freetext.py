@@ -141,7 +141,9 @@ def parse(p: Paste, f: Facts) -> None:
         line = p.line(p.line_no(m.start()))
         if line.lstrip().startswith("|") or "Driver Version" in line:
             continue  # the nvidia-smi banner's "CUDA Version" is the driver's, read elsewhere
-        toolkit = (m.group(1) or "").lower() == "toolkit" or m.group(0).lower().startswith("cudatoolkit")
+        before = p.text[max(0, m.start() - 12):m.start()].lower()
+        toolkit = ((m.group(1) or "").lower() == "toolkit" or m.group(0).lower().startswith("cudatoolkit")
+                   or bool(re.search(r"install(?:ed|ing)?\s{1,3}$", before)))
         f.runtime(STATED, version=m.group(2), path="(stated in the paste)", kind="toolkit" if toolkit else "stated",
                   source=src)
     for m, src in found(_NVCC, "nvcc"):
