@@ -397,6 +397,8 @@ def test_explain_probes_by_default_and_survives_a_build_without_probes(monkeypat
     ("cudf-pascal-required", "you will need a GPU with NVIIDA Pascal or newer architecture"),
     ("gpu-fallen-off-bus", "the gpu randomly falls off the bus"),
     ("nvcc-unsupported-arch", "I meet the error:\"Unsupported gpu architecture 'compute_75'\"."),
+    ("onnxruntime-cpu-package", "  \u2022 ['AzureExecutionProvider', 'CPUExecutionProvider']"),
+    ("onnxruntime-cpu-package", "CUDAExecutionProvider not available \u2014 ONNX will fall back to CPU."),
     ("driver-insufficient", "Cuda error(35),CUDA driver version is insufficient for CUD runtime version"),
     ("driver-insufficient", "I find the error CUDAError InsufficientDriver. My CUDA version is 12.9.41"),
     ("driver-insufficient", "cuda.bindings.driver.CUresult.CUDA_ERROR_INSUFFICIENT_DRIVER"),

@@ -13,6 +13,7 @@ import re
 
 from gpudoctor.diagnose.catalog import match_text
 from gpudoctor.diagnose.collect import TOOL, Facts, Read, Signal
+from gpudoctor.diagnose.freetext import gpu_names
 from gpudoctor.diagnose.paste import Paste
 from gpudoctor.versions import compute_capability, cuda_version
 
@@ -123,8 +124,11 @@ def _sm_warnings(p: Paste):
 def _arch_messages(p: Paste, f: Facts) -> None:
     for m in _sm_warnings(p):
         src = p.where("PyTorch warning", m.start())
-        # The line may start with the warning's file and category: keep what follows "Warning:".
-        name = re.split(r"Warning:\s*", m.group(1))[-1].strip(" :`'\"")
+        # The line may start with the warning's file and category, or a title ("Bug Report:"):
+        # the name is what the free-text reader finds there, else what follows "Warning:".
+        head = re.split(r"Warning:\s*", m.group(1))[-1].strip(" :`'\"")
+        found = gpu_names(head)
+        name = found[-1] if found else head
         cc = compute_capability(m.group(2))
         f.gpu(src, name=name or None, compute_capability=str(cc) if cc else None)
         f.fw("torch", "build", "cuda", src)

@@ -41,12 +41,12 @@ _JAX = re.compile(r"\b(jax|jaxlib)(?:\[[\w,-]{1,20}\])?" + _SEP + r"(0\.\d{1,2}\
 _CUPY = re.compile(r"\bcupy(?:-cuda\d{2,3}x?)?" + _SEP + _VERSION + r"\b", re.I)
 # "driver 550.54.14", "driver: 535", "nvidia-driver-535", "driver version is 470.82"
 _DRIVER = re.compile(r"\b(?:nvidia[ \t_-]{1,2})?driver(?:s)?" + _SEP +
-                     r"(\d{3}(?:\.\d{1,3}){0,2})\b(?![.\d])", re.I)
+                     r"(\d{3}(?:\.\d{1,3}){0,2})\b(?!\.?\d)", re.I)
 _CUDA = re.compile(r"\b(?:CUDA|cudatoolkit)(?:[ \t_-]{0,2}(toolkit|runtime))?" + _SEP +
-                   r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?![.\d])", re.I)
+                   r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?!\.?\d)", re.I)
 # "nvcc --version is 12.3", "nvcc 11.8": what a person read off nvcc is the toolkit.
-_NVCC = re.compile(r"\bnvcc(?:[ \t]{1,2}(?:-V|--version))?" + _SEP + r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?![.\d])", re.I)
-_CUDNN = re.compile(r"\bcuDNN" + _SEP + r"(\d{1,2}(?:\.\d{1,2}(?:\.\d{1,3}){0,2})?)\b(?![.\d])", re.I)
+_NVCC = re.compile(r"\bnvcc(?:[ \t]{1,2}(?:-V|--version))?" + _SEP + r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?!\.?\d)", re.I)
+_CUDNN = re.compile(r"\bcuDNN" + _SEP + r"(\d{1,2}(?:\.\d{1,2}(?:\.\d{1,3}){0,2})?)\b(?!\.?\d)", re.I)
 _PYTHON = re.compile(r"\b(?:Python|py)" + _SEP + r"(3\.\d{1,2}(?:\.\d{1,2})?)\b", re.I)
 _PY_PATH = re.compile(r"python(3\.\d{1,2})[/\\](?:site|dist)-packages", re.I)
 _OS = re.compile(r"\b(Windows[ \t]?(?:10|11|Server[ \t]\d{4})|Ubuntu[ \t]?\d{2}\.\d{2}(?:\.\d{1,2})?(?:[ \t]LTS)?|"
