@@ -125,3 +125,16 @@ def test_wrapped_messages_are_read_and_cite_the_pasted_line():
     d = read_paste(hard, matrices=M, debug=True)
     assert d.snapshot.driver.cuda_api.value == "11.0"
     assert d.snapshot.driver.cuda_api.source == "XLA error line 1"
+
+
+@pytest.mark.parametrize("text,driver", [
+    ("显卡驱动版本 470.82", "470.82"), ("ドライバーバージョン: 536.23", "536.23"), ("드라이버 버전 551.86", "551.86"),
+    ("драйвер 535.104", "535.104"), ("controlador 560.94", "560.94"),
+])
+def test_driver_in_other_languages(text, driver):
+    assert snap(text).driver.version.value == driver
+
+
+@pytest.mark.parametrize("text", ["我的显卡是 3090", "我的显卡是3090", "显卡：RTX3060", "我的显卡是RTX3060"])
+def test_gpu_in_chinese_prose(text):
+    assert [g.compute_capability for g in snap(text).gpus] == ["8.6"]

@@ -40,7 +40,10 @@ _JAX = re.compile(r"\b(jax|jaxlib)(?:\[[\w,-]{1,20}\])?" + _SEP + r"(0\.\d{1,2}\
                   re.I)
 _CUPY = re.compile(r"\bcupy(?:-cuda\d{2,3}x?)?" + _SEP + _VERSION + r"\b", re.I)
 # "driver 550.54.14", "driver: 535", "nvidia-driver-535", "driver version is 470.82"
-_DRIVER = re.compile(r"\b(?:nvidia[ \t_-]{1,2})?driver(?:s)?" + _SEP +
+# The word for "driver" in the languages reports come in (Chinese, Japanese, Korean, Russian, Spanish, Portuguese).
+_DRIVER_WORDS = ("driver", "驱动", "驅動", "ドライバ", "드라이버", "драйвер", "controlador")
+_DRIVER = re.compile(r"(?:\bnvidia[ \t_-]{1,2})?(?:\bdrivers?|驱动(?:版本|程序)?|驅動(?:版本|程式)?|ドライバー?(?:バージョン)?|"
+                     r"드라이버(?:[ \t]?버전)?|\bдрайвер[а-я]{0,3}|\bcontrolador(?:es)?)" + _SEP +
                      r"(\d{3}(?:\.\d{1,3}){0,2})\b(?!\.?\d)", re.I)
 _CUDA = re.compile(r"\b(?:CUDA|cudatoolkit)(?:[ \t_-]{0,2}(toolkit|runtime))?" + _SEP +
                    r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?!\.?\d)", re.I)
@@ -80,8 +83,8 @@ _SLURM = re.compile(r"^#SBATCH\b|\b(?:srun|sbatch|salloc)[ \t]+-|\bSLURM_(?:JOB_
 # GPU names as typed. The consumer and workstation families need no context;
 # short data-center names ("T4", "A100", "L4") and bare numbers ("my 3090") only
 # count on a line that is about a GPU.
-_GPU_FAMILY = re.compile(
-    r"\b((?:RTX|GTX|GT|MX)[ \t-]?(?:A|PRO[ \t])?\d{3,4}(?:[ \t]?(?:Ti|SUPER|Super|S|D|M)\b)?"
+_GPU_FAMILY = re.compile(  # (?<![A-Za-z0-9_]) rather than \b: "显卡是RTX3060" has no word boundary
+    r"(?<![A-Za-z0-9_])((?:RTX|GTX|GT|MX)[ \t-]?(?:A|PRO[ \t])?\d{3,4}(?:[ \t]?(?:Ti|SUPER|Super|S|D|M)\b)?"
     r"(?:[ \t]{1,2}(?:Ti|SUPER|Super|D|Laptop(?:[ \t]GPU)?|Mobile|Max-Q|Ada(?:[ \t]Generation)?|Blackwell))*"
     r"|(?:TITAN|Titan)[ \t](?:RTX|V|Xp|X|Black|Z)(?:[ \t]\(?Pascal\)?)?"
     r"|(?:A100|A800|H100|H200|H800|H20|GH200|B200|B100|B300|GB200|GB300|V100S?|P100|K80|K40m?|K20X?m?|M40|M60)"
@@ -90,16 +93,16 @@ _GPU_FAMILY = re.compile(
     r"(?:[ \t](?:NX|Nano))?)(?![\w-])", re.I)
 _GPU_SHORT = re.compile(r"\b(T4|L4|L40S?|L20|A10G?|A30|A40|A16|A2|P40|P4|A[2-6]000|RTX[ \t]A[2-6]000)\b")
 # A trailing capital S is the SUPER ("2080S"), a small one a plural ("dual 3090s").
-_GPU_NUMBER = re.compile(r"(?<![\w.$#:/-])((?:[2-5]0[5-9]0|1[06][3-8]0)(?:[ \t]?(?i:ti|super|d)|S)?)s?(?![\w.%-])")
+_GPU_NUMBER = re.compile(r"(?<![A-Za-z0-9_.$#:/-])((?:[2-5]0[5-9]0|1[06][3-8]0)(?:[ \t]?(?i:ti|super|d)|S)?)s?(?![\w.%-])")
 _GPU_PREFIX = re.compile(r"(?:(?:NVIDIA|Tesla|GeForce)[ \t]{1,2}){1,3}$", re.I)
 _GPU_CONTEXT = re.compile(r"gpu|graphics|card|nvidia|geforce|device|tesla|instance|vram|\bon (?:a|an|my|the)\b|"
-                          r"\bmy\b|\bdual\b|\b\d[ \t]?x\b", re.I)
+                          r"\bmy\b|\bdual\b|\b\d[ \t]?x\b|显卡|顯卡|グラボ|グラフィック|그래픽|видеокарт|tarjeta", re.I)
 # Every family name contains one of these words, every line that may name a
 # short data-center GPU one of the context words: cheap filters for the lines.
 _GPU_WORDS = ("rtx", "gtx", "gt ", "gt-", "mx", "titan", "quadro", "jetson", "a100", "a800", "h100", "h200", "h800",
               "h20", "gh200", "b200", "b100", "b300", "gb200", "gb300", "v100", "p100", "k80", "k40", "k20", "m40", "m60")
 _CONTEXT_WORDS = ("gpu", "graphics", "card", "nvidia", "geforce", "device", "tesla", "instance", "vram", " on ", "my ",
-                  "dual", "x ")
+                  "dual", "x ", "显卡", "顯卡", "グラボ", "グラフィック", "그래픽", "видеокарт", "tarjeta")
 _NUMBER_FIRST = re.compile(r"\b(\d{4})[ \t]?(ti|super)?[ \t]{1,2}(RTX|GTX)\b", re.I)
 
 
@@ -135,7 +138,7 @@ def parse(p: Paste, f: Facts) -> None:
                 yield m, p.where("free text", m.start(), claim=False)
 
     _frameworks(found, f)
-    for m, src in found(_DRIVER, "driver"):
+    for m, src in found(_DRIVER, *_DRIVER_WORDS):
         f.put("driver.version", m.group(1), src, STATED)
     for m, src in found(_CUDA, "cuda"):
         line = p.line(p.line_no(m.start()))
