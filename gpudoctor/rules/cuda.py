@@ -226,7 +226,7 @@ def _soname_key(version: str | None) -> tuple[int, ...] | None:
     return (cv.major, cv.minor) if cv.major <= 10 else (cv.major,)
 
 
-@rule("GD207", "system-cuda-differs-from-tensorflow", "framework-cuda-mismatch", Severity.ERROR,
+@rule("GD208", "system-cuda-differs-from-tensorflow", "framework-cuda-mismatch", Severity.ERROR,
       "TensorFlow loads the system's CUDA libraries, and the CUDA there is another version than it was built for.",
       FAMILY)
 def tf_system_cuda(s: Snapshot, m):
