@@ -90,3 +90,35 @@ def test_a_node_that_cannot_run_gpudoctor_is_recorded_as_failed(cluster, tmp_pat
         env = json.loads((out / f"{node}.json").read_text())
         assert env["status"] == "failed" and "/nonexistent/gpudoctor" in env["detail"], env
         assert f"-{node}:" in env["detail"]  # the node's own error line, not its neighbour's
+
+
+def _reason(cluster, node: str) -> str:
+    p = cluster._run(["sinfo", "-h", "-R", "-n", node, "-o", "%E"], timeout=20)
+    return p.stdout.strip()
+
+
+def _resume(cluster, node: str) -> None:
+    cluster._run(["scontrol", "update", f"NodeName={node}", "State=RESUME"], timeout=20)
+
+
+@pytest.mark.parametrize("script, env_name", [("healthcheck.sh", "SLURM_NODE"), ("prolog.sh", "SLURMD_NODENAME")])
+def test_a_failing_node_is_drained_with_the_one_line_reason(cluster, tmp_path, script, env_name):
+    import shutil
+    import subprocess
+
+    gpudoctor = Path(sys.executable).with_name("gpudoctor")
+    if not gpudoctor.exists() or shutil.which("logger") is None:
+        pytest.skip("needs the gpudoctor console script and logger(1)")
+    snap = json.loads((HERE / "rules" / "GD303" / "bad.json").read_text())
+    snap.pop("_note")
+    (tmp_path / "s.json").write_text(json.dumps(snap))
+    env = {**cluster.env, "GPUDOCTOR_BIN": str(gpudoctor), env_name: "n2"}
+    try:
+        p = subprocess.run([str(HERE.parent / "deploy" / "slurm" / script), "--from", str(tmp_path / "s.json")],
+                           env=env, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 1, p.stderr
+        reason = _reason(cluster, "n2")
+        assert reason.startswith("gpudoctor check: FAIL") and "GD303" in reason, reason
+    finally:
+        _resume(cluster, "n2")
+    assert _reason(cluster, "n2") == ""

@@ -12,7 +12,7 @@ from gpudoctor.findings import ExitCode
 from gpudoctor.serde import DataError
 from gpudoctor.snapshot import Snapshot
 
-FORMATS = ("text", "json", "markdown", "github", "junit", "prometheus", "oneline")
+FORMATS = ("text", "json", "markdown", "github", "junit", "prometheus", "oneline", "nfd")
 PRECISIONS = ("tf32", "bf16", "fp8")
 
 
@@ -152,6 +152,10 @@ def emit(report, fmt: str, strict: bool, verbose: bool, extra: dict | None = Non
             raise InputError(f"--report-out: cannot write {report_out}: {exc.strerror or exc}") from None
     if fmt == "json":
         click.echo(dumps(data))
+    elif fmt == "nfd":
+        from gpudoctor.render.nfd import render as render_nfd
+
+        click.echo(render_nfd(report, strict), nl=False)
     elif fmt in CI_FORMATS:
         from gpudoctor.render.ci import render as render_ci
         from gpudoctor.render.outcomes import from_report
