@@ -129,3 +129,28 @@ def test_label_values_are_made_valid():
     assert nfd.label_value("580.95.05") == "580.95.05"
     assert VALUE.match(nfd.label_value("2.6.0+cu124 (x)" * 10))
     assert nfd.label_value("+++") == "unknown"
+
+
+def test_the_action_step_writes_outputs_and_fails_on_findings(tmp_path):
+    needs_gpudoctor_script()
+    output, summary = tmp_path / "out", tmp_path / "summary.md"
+    policy = tmp_path / "gpudoctor.toml"
+    policy.write_text('driver_min = "999.0"\n')
+    env = {"GPUDOCTOR_BIN": str(GPUDOCTOR), "RUNNER_TEMP": str(tmp_path), "GITHUB_OUTPUT": str(output),
+           "GITHUB_STEP_SUMMARY": str(summary), "GD_PYTHON": "", "GD_POLICY": str(policy), "GD_STRICT": "true",
+           "GD_ARGS": f"--from {snapshot_file('GD303/good.json', tmp_path)}"}
+    p = sh([str(ROOT / "deploy/github/gpudoctor-action.sh")], env)
+    assert p.returncode == 1, p.stderr
+    assert "::error title=GD905 " in p.stdout  # the policy's driver floor, as an annotation
+    outputs = dict(line.split("=", 1) for line in output.read_text().splitlines())
+    assert outputs["verdict"] == "fail" and Path(outputs["report"]).is_file()
+    assert json.loads(Path(outputs["report"]).read_text())["policy"]["file"] == str(policy)
+    assert "GD905" in summary.read_text()
+
+
+def test_alert_rules_pass_promtool():
+    if shutil.which("promtool") is None:
+        pytest.skip("promtool (Debian's prometheus package) is not installed")
+    p = subprocess.run(["promtool", "check", "rules", str(ROOT / "deploy/prometheus/alerts.yml")],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "2 rules found" in p.stdout, p.stdout + p.stderr
