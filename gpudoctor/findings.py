@@ -37,6 +37,7 @@ CATEGORIES = frozenset({
     "smoke-failure",
     "performance",
     "info",
+    "policy",  # the site's policy file (gpudoctor.toml) is not met: GD9xx
 })
 
 
@@ -68,6 +69,16 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Location:
+    """Where in a file a finding points (lint: requirements.txt line 3). Live-host
+    findings have none; renderers that can anchor to a file (github, SARIF) use it."""
+
+    file: str
+    line: int | None = None
+    end_line: int | None = None
+
+
+@dataclass(frozen=True)
 class Finding:
     code: str  # "GD201", stable forever
     severity: Severity
@@ -77,6 +88,7 @@ class Finding:
     fix: Fix | None = None
     subject: str | None = None  # what it is about: "GPU 0", "torch", "GPU 1 × torch"
     links: tuple[str, ...] = ()
+    location: Location | None = field(default=None, metadata={"omit_empty": True})
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES:
