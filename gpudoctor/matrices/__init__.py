@@ -155,6 +155,15 @@ class Matrices:
     def driver_branches(self) -> tuple[r.DriverBranch, ...]:
         return self.table("cuda", "driver_branch")
 
+    def arch_driver(self, cc: str | ComputeCapability) -> r.ArchDriver | None:
+        """The driver range of an architecture (exact compute capability only:
+        Jetson's 5.3/6.2/7.2/8.7/11.0 run their JetPack's driver and have no row)."""
+        want = cc if isinstance(cc, ComputeCapability) else compute_capability(cc)
+        for row in self.table("cuda", "arch_driver"):
+            if want is not None and compute_capability(row.compute_capability) == want:
+                return row
+        return None
+
     # --- GPUs ------------------------------------------------------------------------
     @property
     def gpus(self) -> tuple[r.GpuModel, ...]:

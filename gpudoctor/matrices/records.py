@@ -66,6 +66,21 @@ class DriverBranch:
 
 
 @dataclass(frozen=True)
+class ArchDriver:
+    """cuda.toml [[arch_driver]]: the driver range that runs one architecture
+    (NVIDIA's "CUDA Toolkit, Driver, and Architecture Matrix")."""
+
+    compute_capability: str  # "12.0"
+    arch: str  # "Blackwell"
+    first_cuda: str  # first toolkit that supports it, "12.8"
+    source: str
+    min_driver_linux: str | None = None  # that toolkit's driver; None: any driver in use
+    min_driver_windows: str | None = None
+    last_branch: int | None = None  # newest branch that still supports it (580 for Pascal)
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class GpuModel:
     """gpus.toml [[gpu]]: one GPU model. TFLOPS are dense (not sparse)."""
 
