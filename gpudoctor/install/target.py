@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpudoctor.matrices import gpu_names
 from gpudoctor.versions import ComputeCapability, compute_capability, parse_numeric, python_version
 
 OSES = ("linux", "windows")
@@ -112,32 +113,22 @@ def parse_sm(value: str) -> ComputeCapability:
 
 
 def resolve_gpu(name: str, matrices) -> TargetGpu:
-    """A GPU model named by the user; TargetError with close matches when the
-    name is unknown or ambiguous."""
-    hits = matrices.gpu_candidates(name, limit=6)
-    want = _norm(name)
-    exact = [g for g in hits if want in {_norm(g.name), *(_norm(n) for n in g.nvml_names)}]
-    picked = exact[0] if exact else None
-    if picked is None and want:
-        # A unique model whose name contains every word given ("1080 ti").
-        words = set(want.split())
-        containing = [g for g in hits
-                      if any(words <= set(_norm(k).split()) for k in (g.name, *g.nvml_names))]
-        if len(containing) == 1:
-            picked = containing[0]
-    if picked is None:
-        names = tuple(g.name for g in hits)
-        hint = f"; close matches: {', '.join(names)}" if names else ""
+    """A GPU named by the user, through the program's one name matcher
+    (gpu_names.identify): a model, a short name whose models share one compute
+    capability ("H100", "Tesla P100"), or a family. TargetError with suggestions
+    otherwise; a close spelling is never taken for the GPU."""
+    found = gpu_names.identify(matrices, name)
+    cc = compute_capability(found.compute_capability) if found else None
+    if found is None or cc is None:
+        matches = matrices.gpu_matches(name)
+        if matches:
+            spread = ", ".join(f"{g.name} ({g.compute_capability})" for g in matches[:6])
+            raise TargetError(f"GPU {name!r} is ambiguous: {spread}; name the model or give --sm",
+                              tuple(g.name for g in matches[:6]))
+        names = tuple(g.name for g in matrices.gpu_candidates(name, limit=6))
+        hint = f"; similar names (not the same GPU): {', '.join(names)}" if names else ""
         raise TargetError(f"unknown GPU {name!r}{hint} (or give its compute capability with --sm)", names)
-    cc = compute_capability(picked.compute_capability)
-    if cc is None:  # a data error, not the user's
-        raise TargetError(f"GPU {picked.name!r} has no compute capability in the matrices")
-    return TargetGpu(cc, picked.name)
-
-
-def _norm(name: str) -> str:
-    s = re.sub(r"\b(nvidia|geforce|tesla|quadro)\b", " ", name.lower())
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", s).split())
+    return TargetGpu(cc, found.label)
 
 
 def target_from_options(matrices, *, driver: str | None = None, gpus: tuple[str, ...] = (),
@@ -179,8 +170,8 @@ def target_from_snapshot(snapshot, matrices, *, python: str | None = None, os_na
     for g in visible or ():
         cc = compute_capability(g.compute_capability)
         if cc is None:
-            model = matrices.gpu(g.name)
-            cc = compute_capability(model.compute_capability) if model else None
+            found = gpu_names.identify(matrices, g.name)
+            cc = compute_capability(found.compute_capability) if found else None
         if cc is None:
             notes.append(f"GPU {g.index} ({g.name}): compute capability unknown, not checked")
             continue

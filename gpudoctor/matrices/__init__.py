@@ -189,6 +189,11 @@ class Matrices:
         then close spellings."""
         return [g for _, g in self._rank_gpus(name, memory_gb)[:limit]]
 
+    def gpu_matches(self, name: str) -> list[r.GpuModel]:
+        """Every row whose words (or whose device name's words) match the name's,
+        best first; close spellings excluded."""
+        return [g for score, g in self._rank_gpus(name, None) if score < gpu_names.CLOSE_SPELLING]
+
     def gpu_family(self, name: str) -> r.GpuFamily | None:
         """The family that gives a name's compute capability when no row does
         ('GeForce RTX 3060 Laptop GPU', 'Quadro P1000'); None when no family or
