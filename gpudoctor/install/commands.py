@@ -81,12 +81,28 @@ def _toml_str(value: str) -> str:
 _SYS_PLATFORM = {"linux": "linux", "windows": "win32", "macos": "darwin"}
 
 
-def uv_project_snippet(dependencies: list[str], os_name: str, *, index_name: str | None = None,
-                       index_url: str | None = None, from_index: tuple[str, ...] = ()) -> str:
-    """pyproject.toml lines: the dependencies and, for a non-PyPI index, an
-    explicit [[tool.uv.index]] with [tool.uv.sources] routing only the
-    framework's own packages there (on this OS only)."""
-    lines = ["[project]", "dependencies = [" + ", ".join(_toml_str(d) for d in dependencies) + "]"]
+# The [project] a printed pyproject.toml needs to be a valid file on its own
+# (PEP 621: name and version; uv also wants requires-python to resolve).
+PROJECT_NAME = "gpu-env"
+PROJECT_VERSION = "0.1.0"
+
+
+def requires_python(python: str | None, python_min: str | None) -> str:
+    """'>=3.11' for the target's Python, else the release's own floor."""
+    floor = python or python_min or "3.10"  # the oldest Python current CuPy, torch and jax support
+    return f">={floor}"
+
+
+def uv_project_snippet(dependencies: list[str], os_name: str, *, python: str | None = None,
+                       index_name: str | None = None, index_url: str | None = None,
+                       from_index: tuple[str, ...] = ()) -> str:
+    """A complete pyproject.toml: [project] (name, version, requires-python,
+    dependencies) and, for a non-PyPI index, an explicit [[tool.uv.index]] with
+    [tool.uv.sources] routing only the framework's own packages there (on this
+    OS only). `python` is the requires-python floor, "3.11"."""
+    lines = ["[project]", f"name = {_toml_str(PROJECT_NAME)}", f"version = {_toml_str(PROJECT_VERSION)}",
+             f"requires-python = {_toml_str(requires_python(python, None))}",
+             "dependencies = [" + ", ".join(_toml_str(d) for d in dependencies) + "]"]
     if index_name and index_url:
         marker = f"sys_platform == '{_SYS_PLATFORM.get(os_name, os_name)}'"
         lines += ["", "[[tool.uv.index]]", f"name = {_toml_str(index_name)}", f"url = {_toml_str(index_url)}",
@@ -104,8 +120,17 @@ def conda_install(tool: str, specs: list[str], channels: list[str], os_name: str
     return join(args, os_name)
 
 
-def pixi_snippet(channels: list[str], deps: dict[str, str], cuda_major: int | None = None) -> str:
-    lines = ["[workspace]", "channels = [" + ", ".join(_toml_str(c) for c in channels) + "]"]
+# gpudoctor's platform keys -> conda's subdirs, which pixi's `platforms` takes.
+CONDA_SUBDIR = {"linux-x86_64": "linux-64", "linux-aarch64": "linux-aarch64", "windows-x86_64": "win-64",
+                "macos-arm64": "osx-arm64", "macos-x86_64": "osx-64"}
+
+
+def pixi_snippet(channels: list[str], deps: dict[str, str], cuda_major: int | None = None,
+                 platform: str = "linux-x86_64") -> str:
+    """A complete pixi.toml: pixi refuses a workspace without `platforms`."""
+    lines = ["[workspace]", f"name = {_toml_str(PROJECT_NAME)}",
+             "channels = [" + ", ".join(_toml_str(c) for c in channels) + "]",
+             f"platforms = [{_toml_str(CONDA_SUBDIR.get(platform, platform))}]"]
     if cuda_major:
         lines += ["", "[system-requirements]", f"cuda = {_toml_str(str(cuda_major))}"]
     lines += ["", "[dependencies]"] + [f"{name} = {_toml_str(spec)}" for name, spec in deps.items()]

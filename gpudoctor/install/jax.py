@@ -81,6 +81,6 @@ def install_for(choice: Assessment, target: Target, request: Request, matrices, 
     commands = cmd.Commands(
         pip=cmd.pip_install(pins, target.os, python_executable=exe),
         uv=cmd.uv_pip_install(pins, target.os, python_executable=exe),
-        uv_project=cmd.uv_project_snippet(pins, target.os),
+        uv_project=cmd.uv_project_snippet(pins, target.os, python=target.python_text or c.python_min),
         conda_note=CONDA_NOTE)
     return Install(tuple(pins), commands, None, tuple(reasons), ())

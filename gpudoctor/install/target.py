@@ -51,6 +51,7 @@ class Target:
     driver_cuda: str | None = None  # cuDriverGetVersion as "12.9", when known
     gpus: tuple[TargetGpu, ...] = ()
     cpu_only: bool = False
+    os_version: str | None = None  # macOS release, "14.5" (wheels carry a macOS floor)
     origin: str = "described"  # "this machine" | "described" | "snapshot"
     # The interpreter to install into (this machine only); commands use `python` otherwise.
     python_executable: str | None = None
@@ -181,6 +182,7 @@ def target_from_snapshot(snapshot, matrices, *, python: str | None = None, os_na
     if visible is None:
         notes.append("the GPUs are unknown: kernel coverage is not checked")
     py = python_version(sysinfo.python.value) if sysinfo.python.value else None
+    mac = re.search(r"\b(1\d|2\d)\.\d+", sysinfo.os_release.value or "") if os_key == "macos" else None
     if py is None and not python:
         notes.append("the Python version is unknown: any supported Python is assumed")
     return Target(
@@ -191,6 +193,7 @@ def target_from_snapshot(snapshot, matrices, *, python: str | None = None, os_na
         driver_cuda=snapshot.driver.cuda_api.value,
         gpus=tuple(gpus),
         cpu_only=no_gpu,
+        os_version=mac.group(0) if mac else None,
         origin="snapshot" if snapshot.origin != "live" else "this machine",
         python_executable=None if python else sysinfo.python_executable.value,
         notes=tuple(notes),

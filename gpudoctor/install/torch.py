@@ -25,10 +25,18 @@ def is_pypi(url: str | None) -> bool:
     return bool(url) and url.startswith(PYPI)
 
 
-def _from_build(b, common) -> Candidate:
+def _from_build(b, common, target: Target | None = None) -> Candidate:
+    extras, preset = common.pop("extras", ()), ()
+    if b.os_min:
+        extras = (*extras, ("os_min", b.os_min))
+        have = _vt(target.os_version) if target else ()
+        if have and have < _vt(b.os_min):
+            preset = (Blocker("platform", f"its macOS wheels need macOS >= {b.os_min} (this one: {target.os_version})",
+                              f"macOS >= {b.os_min}"),)
     return Candidate(variant=b.variant, source=b.source, cuda=b.cuda, arch_list=tuple(b.arch_list) or None,
                      cudnn=b.cudnn, pypi_default=b.pypi_default or is_pypi(b.index_url),
-                     index_url=b.index_url or INDEX.format(variant=b.variant), **common)
+                     index_url=b.index_url or INDEX.format(variant=b.variant), extras=extras, preset=preset,
+                     **common)
 
 
 def _release_candidates(rel, target: Target, matrices, channels: Channels) -> list[Candidate]:
@@ -37,7 +45,7 @@ def _release_candidates(rel, target: Target, matrices, channels: Channels) -> li
     common = dict(framework="torch", version=rel.version, platform=target.platform,
                   python_min=rel.python_min, python_max=rel.python_max, extras=companions)
     if target.cpu_only:
-        cpu = [_from_build(b, common) for b in builds if b.variant == "cpu"]
+        cpu = [_from_build(b, dict(common), target) for b in builds if b.variant == "cpu"]
         if cpu:
             return cpu
         index = channels.cpu_index_for("torch", target.platform)
@@ -50,7 +58,7 @@ def _release_candidates(rel, target: Target, matrices, channels: Channels) -> li
         return [Candidate(variant="-", source=rel.source, **common,
                           preset=(Blocker("platform", f"no CUDA wheels of torch {torch_series(rel.version)} "
                                                       f"for {target.platform}"),))]
-    return [_from_build(b, common) for b in cuda_builds]
+    return [_from_build(b, dict(common), target) for b in cuda_builds]
 
 
 def candidates(target: Target, matrices, channels: Channels, request: Request | None = None) -> list[Candidate]:
@@ -123,7 +131,7 @@ def _pytorch_channel(c: Candidate, request: Request, channels: Channels, target:
         chans = [ch.channel, *ch.extra_channels]
         cu = cuda_version(c.cuda)
         return (cmd.conda_install("conda", specs, chans, target.os), cmd.conda_install("mamba", specs, chans, target.os),
-                cmd.pixi_snippet(chans, deps, cu.major if cu else None),
+                cmd.pixi_snippet(chans, deps, cu.major if cu else None, c.platform),
                 f"the official '{ch.channel}' channel (it carries torch {ch.series_from} to {ch.series_to}; "
                 f"source: {ch.source.split(' ')[0]})")
     return None
@@ -168,7 +176,7 @@ def _conda_forge(choice: Assessment, request: Request, target: Target, matrices,
             f"pytorch channel ended with 2.5. Source: {c.source.split(' ')[0]}")
     return (cmd.conda_install("conda", specs, ["conda-forge"], target.os),
             cmd.conda_install("mamba", specs, ["conda-forge"], target.os),
-            cmd.pixi_snippet(["conda-forge"], deps, cu.major if cu else None), note), None
+            cmd.pixi_snippet(["conda-forge"], deps, cu.major if cu else None, c.platform), note), None
 
 
 def install_for(choice: Assessment, target: Target, request: Request, matrices, channels: Channels) -> Install:
@@ -188,7 +196,8 @@ def install_for(choice: Assessment, target: Target, request: Request, matrices, 
             uv_args[:0] = ["--reinstall-package", name]
     pip = cmd.pip_install(pip_args, target.os, index_url=index_url, python_executable=exe)
     uv = cmd.uv_pip_install(uv_args, target.os, torch_backend=uv_backend, index_url=index_url, python_executable=exe)
-    project = cmd.uv_project_snippet(public, target.os, index_name=f"pytorch-{c.variant}" if index_url else None,
+    project = cmd.uv_project_snippet(public, target.os, python=target.python_text or c.python_min,
+                                     index_name=f"pytorch-{c.variant}" if index_url else None,
                                      index_url=index_url, from_index=("torch", *request.companions))
     conda = _pytorch_channel(c, request, channels, target)
     if conda is None:
@@ -203,12 +212,18 @@ def install_for(choice: Assessment, target: Target, request: Request, matrices, 
                           f"`pip install torch=={c.version}` gets exactly this wheel")
     if c.python_min and c.python_max:
         reasons.append(f"torch {c.version} is published for Python {c.python_min}–{c.python_max}")
+    if c.extra("os_min") and c.platform.startswith("macos"):
+        line = f"torch {c.version}'s macOS wheels need macOS {c.extra('os_min')} or newer"
+        (reasons if target.os_version else warnings).append(
+            line + (f" (this one: {target.os_version})" if target.os_version else "; older macOS: torch 2.11"
+                    if _vt(c.extra("os_min")) >= (14,) else ""))
     if local:
         reasons.append(f"the +{local} pin makes pip replace an installed torch {c.version} of another build "
                        "(another CUDA, or CPU)")
-    elif pypi:
-        warnings.append(f"another build of torch {c.version} (from download.pytorch.org) already satisfies this "
-                        "pin: add --force-reinstall to replace it")
+    elif pypi and target.origin != "described" and not same and request.replaces is None:
+        # Only a real environment can hold another build; a described machine has none.
+        warnings.append(f"if another build of torch {c.version} (from download.pytorch.org) is installed, it "
+                        "already satisfies this pin: add --force-reinstall to replace it")
     if uv_backend is None and index_url:
         warnings.append(f"uv {channels.uv_version()} has no --torch-backend={c.variant}: the uv command uses the index")
     return Install(tuple(pins), commands, c.index_url, tuple(reasons), tuple(warnings))

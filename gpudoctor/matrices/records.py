@@ -161,6 +161,7 @@ class TorchBuild:
     arch_list: tuple[str, ...] = ()
     pypi_default: bool = False  # a plain `pip install torch` gets this variant here
     index_url: str | None = None  # "https://download.pytorch.org/whl/cu130"
+    os_min: str | None = None  # oldest OS release the wheels' platform tag allows (macOS "14.0")
     note: str = ""
 
 
@@ -230,4 +231,7 @@ class CupyPackage:
     cuda_min: str | None = None  # "12.0"
     version_from: str | None = None  # first CuPy release with this package
     version_to: str | None = None
+    # First release whose wheel has the [ctk] extra (CUDA components from PyPI);
+    # None: the package never had it (cupy-cuda11x needs a local CUDA Toolkit).
+    ctk_extra_from: str | None = None
     note: str = ""
