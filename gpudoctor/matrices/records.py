@@ -20,8 +20,10 @@ class CudaToolkit:
 
     version: str  # "12.8.1" for 12.8 Update 1, "12.8.0" for GA
     label: str  # "12.8 Update 1", as NVIDIA names it
-    min_driver_linux: str
-    source: str
+    # None where the release notes' driver row was not retrieved: the major's
+    # minor-version floor still runs it (the loader still demands a source).
+    min_driver_linux: str | None = None
+    source: str = ""
     min_driver_windows: str | None = None  # None where NVIDIA lists N/A (13.x)
     cudart: str | None = None  # libcudart version shipped, "12.8.57"
     note: str = ""
