@@ -53,16 +53,26 @@ def python_launcher(python_executable: str | None) -> list[str]:
     return [python_executable or "python", "-m", "pip"]
 
 
+# How pip and uv reach a wheel source: the flag, and the URL as the flag wants it.
+INDEX_FLAGS = {"index": "--index-url", "extra-index": "--extra-index-url", "find-links": "--find-links"}
+
+
+def source_url(index_url: str, index_kind: str = "index") -> str:
+    """torch <= 1.10 lists its wheels on a flat torch_stable.html page, not a simple index."""
+    return f"{index_url.rstrip('/')}/torch_stable.html" if index_kind == "find-links" else index_url
+
+
 def pip_install(requirements: list[str], os_name: str, *, index_url: str | None = None,
-                python_executable: str | None = None) -> str:
+                python_executable: str | None = None, index_kind: str = "index") -> str:
     args = [*python_launcher(python_executable), "install", *requirements]
     if index_url:
-        args += ["--index-url", index_url]
+        args += [INDEX_FLAGS[index_kind], source_url(index_url, index_kind)]
     return join(args, os_name)
 
 
 def uv_pip_install(requirements: list[str], os_name: str, *, torch_backend: str | None = None,
-                   index_url: str | None = None, python_executable: str | None = None) -> str:
+                   index_url: str | None = None, python_executable: str | None = None,
+                   index_kind: str = "index") -> str:
     args = ["uv", "pip", "install"]
     if python_executable:
         args += ["--python", python_executable]
@@ -70,7 +80,7 @@ def uv_pip_install(requirements: list[str], os_name: str, *, torch_backend: str 
     if torch_backend:
         args.append(f"--torch-backend={torch_backend}")
     elif index_url:
-        args += ["--index-url", index_url]
+        args += [INDEX_FLAGS[index_kind], source_url(index_url, index_kind)]
     return join(args, os_name)
 
 
@@ -95,7 +105,7 @@ def requires_python(python: str | None, python_min: str | None) -> str:
 
 def uv_project_snippet(dependencies: list[str], os_name: str, *, python: str | None = None,
                        index_name: str | None = None, index_url: str | None = None,
-                       from_index: tuple[str, ...] = ()) -> str:
+                       from_index: tuple[str, ...] = (), index_kind: str = "index") -> str:
     """A complete pyproject.toml: [project] (name, version, requires-python,
     dependencies) and, for a non-PyPI index, an explicit [[tool.uv.index]] with
     [tool.uv.sources] routing only the framework's own packages there (on this
@@ -105,8 +115,11 @@ def uv_project_snippet(dependencies: list[str], os_name: str, *, python: str | N
              "dependencies = [" + ", ".join(_toml_str(d) for d in dependencies) + "]"]
     if index_name and index_url:
         marker = f"sys_platform == '{_SYS_PLATFORM.get(os_name, os_name)}'"
-        lines += ["", "[[tool.uv.index]]", f"name = {_toml_str(index_name)}", f"url = {_toml_str(index_url)}",
-                  "explicit = true", "", "[tool.uv.sources]"]
+        lines += ["", "[[tool.uv.index]]", f"name = {_toml_str(index_name)}",
+                  f"url = {_toml_str(source_url(index_url, index_kind))}"]
+        if index_kind == "find-links":
+            lines.append('format = "flat"')  # a find-links page, not a simple index
+        lines += ["explicit = true", "", "[tool.uv.sources]"]
         lines += [f"{pkg} = [{{ index = {_toml_str(index_name)}, marker = {_toml_str(marker)} }}]"
                   for pkg in from_index]
     return "\n".join(lines)

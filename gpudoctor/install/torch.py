@@ -27,6 +27,8 @@ def is_pypi(url: str | None) -> bool:
 
 def _from_build(b, common, target: Target | None = None) -> Candidate:
     extras, preset = common.pop("extras", ()), ()
+    if b.index_kind != "index":
+        extras = (*extras, ("index_kind", b.index_kind))
     if b.os_min:
         extras = (*extras, ("os_min", b.os_min))
         have = _vt(target.os_version) if target else ()
@@ -194,11 +196,14 @@ def install_for(choice: Assessment, target: Target, request: Request, matrices, 
         pip_args.insert(0, "--force-reinstall")
         for name in ("torch", *request.companions):
             uv_args[:0] = ["--reinstall-package", name]
-    pip = cmd.pip_install(pip_args, target.os, index_url=index_url, python_executable=exe)
-    uv = cmd.uv_pip_install(uv_args, target.os, torch_backend=uv_backend, index_url=index_url, python_executable=exe)
+    kind = c.extra("index_kind") or "index"
+    pip = cmd.pip_install(pip_args, target.os, index_url=index_url, python_executable=exe, index_kind=kind)
+    uv = cmd.uv_pip_install(uv_args, target.os, torch_backend=uv_backend if kind == "index" else None,
+                            index_url=index_url, python_executable=exe, index_kind=kind)
     project = cmd.uv_project_snippet(public, target.os, python=target.python_text or c.python_min,
                                      index_name=f"pytorch-{c.variant}" if index_url else None,
-                                     index_url=index_url, from_index=("torch", *request.companions))
+                                     index_url=index_url, from_index=("torch", *request.companions),
+                                     index_kind=kind)
     conda = _pytorch_channel(c, request, channels, target)
     if conda is None:
         conda, why_none = _conda_forge(choice, request, target, matrices, channels)

@@ -164,6 +164,9 @@ class TorchBuild:
     pypi_default: bool = False  # a plain `pip install torch` gets this variant here
     index_url: str | None = None  # "https://download.pytorch.org/whl/cu130"
     os_min: str | None = None  # oldest OS release the wheels' platform tag allows (macOS "14.0")
+    # How pip reaches index_url: "index" (--index-url), "extra-index" (--extra-index-url:
+    # the old indexes mirror no dependencies) or "find-links" (-f <index_url>/torch_stable.html, <= 1.10).
+    index_kind: str = "index"
     note: str = ""
 
 

@@ -84,6 +84,14 @@ TORCH = [
     M("k40-470-py39", [K40], "470.256.02", "3.9", None,
       "no torch wheel gpudoctor knows has sm_35 kernels (cu11x wheels start at sm_37)",
       says=("no torch build gpudoctor knows for linux-x86_64 has kernels",)),
+    # --- Old releases research code pins (torch 1.8-1.12, Linux x86_64) ---------------------------------------
+    M("k80-470-torch112", [K80], "470.256.02", "3.9", ("1.12.1", "cu102", PYPI),
+      "1.12's PyPI wheel is CUDA 10.2 with sm_37 (pytorch/builder release/1.12)", request="==1.12.1"),
+    M("v100-418-py38", [V100], "418.226.00", "3.8", ("1.8.1", "cu101", WHL),
+      "a CUDA 10.1 driver: 1.8 is the last series with cu101 wheels (-f torch_stable.html)",
+      says=("1.8.1 is the newest release that does",)),
+    M("rtx3090-455-torch19", [RTX3060], "455.32.00", "3.8", ("1.9.1", "cu111", WHL),
+      "sm_86 needs an 11.1 build; 455.32 is CUDA 11.1's driver", request="==1.9.1"),
     # --- Volta: cu128 re-added it in 2.8, dropped it again in 2.11; cu13x never had it ------------------------
     M("v100-575-py311", [V100], "575.57.08", "3.11", ("2.14.1", "cu126", WHL),
       "2.12+ ship only cu126 and cu13x; cu13x starts at sm_75", must_not=("cu130", "cu132")),
