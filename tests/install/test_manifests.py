@@ -118,3 +118,19 @@ def test_real_uv_rejects_the_old_incomplete_snippet(tmp_path):
     res = subprocess.run([_uv(), "lock", "--offline", "--python", sys.executable], cwd=tmp_path,
                          capture_output=True, text=True, timeout=60, env=env)
     assert res.returncode != 0 and "project.name" in res.stderr, res.stderr
+
+
+@pytest.mark.skipif(_uv() is None, reason="uv is not installed (pip install uv) next to this interpreter")
+@pytest.mark.parametrize("kind", ["extra-index", "find-links"])
+def test_real_uv_accepts_old_torch_sources(kind, tmp_path):
+    """torch <= 1.12 comes from --extra-index-url or a flat torch_stable.html page: uv must parse both."""
+    from gpudoctor.install import commands as cmd
+    text = cmd.uv_project_snippet(["torch==1.9.1"], "linux", python=HERE_PY, index_name="pytorch-cu111",
+                                  index_url="https://download.pytorch.org/whl/cu111", from_index=("torch",),
+                                  index_kind=kind)
+    (tmp_path / "pyproject.toml").write_text(text)
+    env = {**os.environ, "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never", "UV_CACHE_DIR": str(tmp_path / "c")}
+    res = subprocess.run([_uv(), "lock", "--offline", "--python", sys.executable], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60, env=env)
+    assert "parse error" not in res.stderr.lower() and "failed to parse" not in res.stderr.lower(), res.stderr
+    assert res.returncode == 0 or "No solution found" in res.stderr or "offline" in res.stderr.lower(), res.stderr
