@@ -52,6 +52,7 @@ class Target:
     gpus: tuple[TargetGpu, ...] = ()
     cpu_only: bool = False
     os_version: str | None = None  # macOS release, "14.5" (wheels carry a macOS floor)
+    l4t: str | None = None  # Jetson's L4T release, "36.4.3": the JetPack decides the wheels
     origin: str = "described"  # "this machine" | "described" | "snapshot"
     # The interpreter to install into (this machine only); commands use `python` otherwise.
     python_executable: str | None = None
@@ -70,6 +71,8 @@ class Target:
     def describe(self) -> str:
         parts = [f"{self.os.capitalize() if self.os != 'macos' else 'macOS'} {self.arch}"]
         parts.append(f"Python {self.python_text}" if self.python else "any Python")
+        if self.l4t:
+            parts.append(f"Jetson L4T R{self.l4t}")
         if self.cpu_only:
             parts.append("no NVIDIA GPU")
         else:
@@ -134,8 +137,10 @@ def resolve_gpu(name: str, matrices) -> TargetGpu:
 
 def target_from_options(matrices, *, driver: str | None = None, gpus: tuple[str, ...] = (),
                         sms: tuple[str, ...] = (), python: str | None = None, os_name: str | None = None,
-                        arch: str | None = None, cpu: bool = False) -> Target:
+                        arch: str | None = None, cpu: bool = False, l4t: str | None = None) -> Target:
     """A described machine. Raises TargetError on bad input."""
+    if l4t is not None and not re.fullmatch(r"R?\d{2}(\.\d+){1,2}", l4t.strip()):
+        raise TargetError(f"bad L4T release {l4t!r}: give it as /etc/nv_tegra_release says it, e.g. 36.4.3")
     if cpu and (gpus or sms):
         raise TargetError("--cpu describes a machine without an NVIDIA GPU; drop --gpu/--sm or --cpu")
     listed = [resolve_gpu(g, matrices) for g in gpus] + [TargetGpu(parse_sm(s)) for s in sms]
@@ -151,6 +156,7 @@ def target_from_options(matrices, *, driver: str | None = None, gpus: tuple[str,
         driver=parse_driver(driver) if driver else None,
         gpus=tuple(listed),
         cpu_only=cpu,
+        l4t=l4t.strip().lstrip("R") if l4t else None,
         origin="described",
         notes=tuple(notes),
     )
@@ -194,6 +200,7 @@ def target_from_snapshot(snapshot, matrices, *, python: str | None = None, os_na
         gpus=tuple(gpus),
         cpu_only=no_gpu,
         os_version=mac.group(0) if mac else None,
+        l4t=sysinfo.l4t_release.value if machine == "aarch64" else None,
         origin="snapshot" if snapshot.origin != "live" else "this machine",
         python_executable=None if python else sysinfo.python_executable.value,
         notes=tuple(notes),

@@ -41,6 +41,16 @@ def _from_build(b, common, target: Target | None = None) -> Candidate:
                      **common)
 
 
+def jetson_blocker(target: Target, channels: Channels) -> Blocker | None:
+    """On a Jetson (an L4T release gpudoctor knows), PyPI's and download.pytorch.org's
+    aarch64 CUDA wheels are SBSA (server) builds that do not run on its integrated GPU."""
+    row = channels.jetson_release(target.l4t) if target.arch == "aarch64" else None
+    if row is None:
+        return None
+    return Blocker("platform", f"a server (SBSA) aarch64 build: it does not run on Jetson (L4T R{target.l4t}, "
+                               f"JetPack {row.jetpack})", f"NVIDIA's Jetson wheels for JetPack {row.jetpack}")
+
+
 def _release_candidates(rel, target: Target, matrices, channels: Channels) -> list[Candidate]:
     builds = matrices.torch_builds_of(rel.version, target.platform)
     companions = tuple((k, v) for k, v in (("torchvision", rel.torchvision), ("torchaudio", rel.torchaudio)) if v)
@@ -60,7 +70,12 @@ def _release_candidates(rel, target: Target, matrices, channels: Channels) -> li
         return [Candidate(variant="-", source=rel.source, **common,
                           preset=(Blocker("platform", f"no CUDA wheels of torch {torch_series(rel.version)} "
                                                       f"for {target.platform}"),))]
-    return [_from_build(b, dict(common), target) for b in cuda_builds]
+    jetson = jetson_blocker(target, channels)
+    out = [_from_build(b, dict(common), target) for b in cuda_builds]
+    if jetson is not None:
+        from dataclasses import replace
+        out = [replace(c, preset=(*c.preset, jetson)) for c in out]
+    return out
 
 
 def candidates(target: Target, matrices, channels: Channels, request: Request | None = None) -> list[Candidate]:
@@ -71,6 +86,17 @@ def candidates(target: Target, matrices, channels: Channels, request: Request | 
 
 
 def fallbacks(target: Target, request: Request, channels: Channels) -> list[str]:
+    row = channels.jetson_release(target.l4t) if target.arch == "aarch64" else None
+    if row is not None:
+        where = (f"pip install torch --index-url {row.torch_index}" if row.torch_index and "jetson-ai-lab" in row.torch_index
+                 else f"a wheel from {row.torch_index}" if row.torch_index else "NVIDIA's Jetson wheels")
+        tips = [f"Jetson, JetPack {row.jetpack} (L4T R{target.l4t}, CUDA {row.cuda}, Python {row.python}): "
+                f"{where} (torch {', '.join(row.torch_versions)}; source: {row.source.split(' ')[0]})"]
+        if row.container:
+            tips.append(f"or NVIDIA's container for this JetPack: docker run --runtime nvidia -it {row.container}")
+        tips.append("conda-forge's CUDA builds of pytorch have no sm_87 kernels for Orin "
+                    "(conda-forge/pytorch-cpu-feedstock#303)")
+        return tips
     if not target.cpu_only and channels.cpu_index_for("torch", target.platform):
         return ["a CPU-only build works anywhere: gpudoctor install torch --cpu"]
     return []
