@@ -188,6 +188,7 @@ class TensorflowRelease:
     # Floors that `tensorflow[and-cuda]` pins in its wheel metadata (nvidia-*-cu12 >= ...):
     and_cuda_runtime: str | None = None  # nvidia-cuda-runtime-cu12 floor, "12.5.82"
     and_cuda_cudnn: str | None = None  # nvidia-cudnn-cu12 floor, "9.3.0.75"
+    gpu_package: str | None = None  # the GPU wheel's name when it is not `tensorflow` ("tensorflow-gpu", <= 2.0)
     note: str = ""
 
 
