@@ -54,7 +54,8 @@ def python_launcher(python_executable: str | None) -> list[str]:
 
 
 # How pip and uv reach a wheel source: the flag, and the URL as the flag wants it.
-INDEX_FLAGS = {"index": "--index-url", "extra-index": "--extra-index-url", "find-links": "--find-links"}
+INDEX_FLAGS = {"index": "--index-url", "extra-index": "--extra-index-url", "find-links": "--find-links",
+               "find-links-page": "--find-links"}  # a page given whole (jax_cuda_releases.html)
 
 
 def source_url(index_url: str, index_kind: str = "index") -> str:
@@ -117,7 +118,7 @@ def uv_project_snippet(dependencies: list[str], os_name: str, *, python: str | N
         marker = f"sys_platform == '{_SYS_PLATFORM.get(os_name, os_name)}'"
         lines += ["", "[[tool.uv.index]]", f"name = {_toml_str(index_name)}",
                   f"url = {_toml_str(source_url(index_url, index_kind))}"]
-        if index_kind == "find-links":
+        if index_kind in ("find-links", "find-links-page"):
             lines.append('format = "flat"')  # a find-links page, not a simple index
         lines += ["explicit = true", "", "[tool.uv.sources]"]
         lines += [f"{pkg} = [{{ index = {_toml_str(index_name)}, marker = {_toml_str(marker)} }}]"

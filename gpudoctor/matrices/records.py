@@ -208,6 +208,10 @@ class JaxRelease:
     min_driver_cuda13: str | None = None
     min_sm_cuda12: str | None = None  # "5.2"
     min_sm_cuda13: str | None = None  # "7.5"
+    # CUDA 11 wheels (jax[cuda11_pip], up to 0.4.25): the runtime, cuDNN floor and driver they need.
+    cuda11_min: str | None = None
+    cudnn11_min: str | None = None
+    min_driver_cuda11: str | None = None
     python_min: str | None = None
     note: str = ""
 
