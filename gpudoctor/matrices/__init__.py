@@ -324,11 +324,11 @@ class Matrices:
         return self.table("cupy", "package")
 
     def cupy_package(self, cuda_major: int) -> r.CupyPackage | None:
-        """The CuPy wheel for a CUDA major (12 -> cupy-cuda12x)."""
-        for row in self.cupy_packages:
-            if row.cuda_major == cuda_major:
-                return row
-        return None
+        """The CuPy wheel for a CUDA major (12 -> cupy-cuda12x): the unified one
+        when the major has one, not a per-version package (cupy-cuda110)."""
+        rows = [row for row in self.cupy_packages if row.cuda_major == cuda_major]
+        unified = [row for row in rows if row.package.endswith("x")]
+        return (unified or rows or [None])[0]
 
     def cupy_package_named(self, name: str) -> r.CupyPackage | None:
         want = name.strip().lower().replace("_", "-")
