@@ -54,12 +54,14 @@ class Machine:
     framework: str = "torch"
     cpu: bool = False
     must_not: tuple[str, ...] = ()  # variants the choice must not be
+    l4t: str | None = None  # a Jetson's L4T release
     says: tuple[str, ...] = ()  # text the plan's reasons, warnings or needs must contain
 
     def target(self) -> Target:
         py = tuple(int(x) for x in self.python.split(".")) if self.python else None
         gpus = tuple(TargetGpu(compute_capability(cc), name) for name, cc in self.gpus)
-        return Target(os=self.os, arch=self.arch, python=py, driver=self.driver, gpus=gpus, cpu_only=self.cpu)
+        return Target(os=self.os, arch=self.arch, python=py, driver=self.driver, gpus=gpus, cpu_only=self.cpu,
+                      l4t=self.l4t)
 
 
 def M(id, gpus, driver, python, expect, why, **kw) -> Machine:  # noqa: N802 - a table constructor
@@ -164,6 +166,9 @@ TORCH = [
       arch="aarch64"),
     M("thor-580-py312", [THOR], "580.95.05", "3.12", ("2.15.0", "cu132", PYPI), "aarch64 cu13x builds have sm_110",
       arch="aarch64"),
+    M("orin-jp62-py310", [("Jetson AGX Orin", "8.7")], "540.4.0", "3.10", None,
+      "Jetson: the aarch64 wheels of PyPI and download.pytorch.org are SBSA builds; NVIDIA's Jetson index it is",
+      arch="aarch64", l4t="36.4.3", says=("https://pypi.jetson-ai-lab.dev/jp6/cu126",)),
     M("t4g-570-py311", [T4G], "570.172.08", "3.11", ("2.8.0", "cu129", WHL),
       "aarch64 builds from 2.9 start at sm_80; 2.8's aarch64 arch list is not in the data (warned)",
       arch="aarch64", says=("is not in gpudoctor's data",)),
