@@ -168,7 +168,7 @@ def _check_driver(c: Candidate, target: Target, matrices, reasons: list, warning
 def check_gpu_drivers(target: Target, matrices) -> list[Blocker]:
     """GD108's rule for a target: a driver too old for a GPU's architecture (or
     past its last branch) runs no build at all, whatever CUDA it was built with."""
-    out = []
+    out: list[Blocker] = []
     if not target.driver:
         return out
     for g in target.gpus:

@@ -26,13 +26,14 @@ def is_pypi(url: str | None) -> bool:
 
 
 def _from_build(b, common, target: Target | None = None) -> Candidate:
-    extras, preset = common.pop("extras", ()), ()
+    extras = common.pop("extras", ())
+    preset: tuple[Blocker, ...] = ()
     if b.index_kind != "index":
         extras = (*extras, ("index_kind", b.index_kind))
     if b.os_min:
         extras = (*extras, ("os_min", b.os_min))
         have = _vt(target.os_version) if target else ()
-        if have and have < _vt(b.os_min):
+        if target is not None and have and have < _vt(b.os_min):
             preset = (Blocker("platform", f"its macOS wheels need macOS >= {b.os_min} (this one: {target.os_version})",
                               f"macOS >= {b.os_min}"),)
     return Candidate(variant=b.variant, source=b.source, cuda=b.cuda, arch_list=tuple(b.arch_list) or None,

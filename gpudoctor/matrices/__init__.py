@@ -328,7 +328,8 @@ class Matrices:
         when the major has one, not a per-version package (cupy-cuda110)."""
         rows = [row for row in self.cupy_packages if row.cuda_major == cuda_major]
         unified = [row for row in rows if row.package.endswith("x")]
-        return (unified or rows or [None])[0]
+        best = unified or rows
+        return best[0] if best else None
 
     def cupy_package_named(self, name: str) -> r.CupyPackage | None:
         want = name.strip().lower().replace("_", "-")
