@@ -194,7 +194,7 @@ def arch_driver(s: Snapshot, m):
         too_old = verdict.need is not None and verdict.need.startswith("driver >=")
         branch = max(RECOMMENDED_BRANCH, int(floor.split(".")[0])) if too_old and floor else RECOMMENDED_BRANCH
         if not too_old:
-            branch = int("".join(ch for ch in verdict.need if ch.isdigit()) or RECOMMENDED_BRANCH)
+            branch = int("".join(ch for ch in (verdict.need or "") if ch.isdigit()) or RECOMMENDED_BRANCH)
         text = (f"Upgrade the driver to >= {floor}: no CUDA build, however old, runs on {gpu_label(g)} "
                 "with this driver (minor-version compatibility covers the CUDA runtime, not the GPU)."
                 if too_old else
