@@ -25,6 +25,7 @@ from gpudoctor.versions import (
     compute_capability,
     cuda_version,
     driver_at_least,
+    driver_tuple,
 )
 
 _ENTRY = re.compile(r"^(sm|compute)_(\d+)(\d)([af]?)$")
@@ -152,3 +153,42 @@ def driver_supports(runtime_cuda: str | None, driver_version: str | None,
         if ok:
             return DriverVerdict(DriverSupport.MINOR_COMPAT, full, floor, dcuda)
     return DriverVerdict(DriverSupport.TOO_OLD, full, floor, dcuda)
+
+
+@dataclass(frozen=True)
+class ArchDriverVerdict:
+    """Whether a driver release can drive a GPU architecture at all."""
+
+    ok: bool
+    text: str  # "Blackwell (sm_120) needs driver >= 570.26 (CUDA 12.8's); this one is 560.35.03"
+    need: str | None = None  # "driver >= 570.26" | "a driver of branch R580 or older"
+    source: str = ""
+
+
+def arch_driver_verdict(cc: ComputeCapability, driver: str | None, os_name: str, matrices) -> ArchDriverVerdict | None:
+    """None when it cannot be told (no driver, no row for the architecture, a
+    driver that does not parse); otherwise the verdict, from matrices/cuda.toml
+    [[arch_driver]]. Independent of any framework: an older branch never runs a
+    newer architecture, and a branch past `last_branch` no longer runs an old one."""
+    row = matrices.arch_driver(cc)
+    if row is None or not driver:
+        return None
+    floor = row.min_driver_windows if os_name == "windows" else row.min_driver_linux
+    name = f"{row.arch} ({cc.sm})"
+    if floor:
+        at = driver_at_least(driver, floor)
+        if at is None:
+            return None
+        if not at:
+            return ArchDriverVerdict(False, f"{name} needs driver >= {floor} (the driver of CUDA {row.first_cuda}, "
+                                            f"its first toolkit); this one is {driver}",
+                                     f"driver >= {floor}", row.source)
+    if row.last_branch is not None:
+        branch = (driver_tuple(driver) or (0,))[0]
+        if os_name == "windows":
+            branch = branch // 5 * 5  # Windows releases of R580 are numbered 580.xx to 584.xx (581.57)
+        if branch > row.last_branch:
+            return ArchDriverVerdict(False, f"driver branch R{branch} no longer supports {name}: "
+                                            f"R{row.last_branch} is the last branch for it",
+                                     f"a driver of branch R{row.last_branch} or older", row.source)
+    return ArchDriverVerdict(True, f"driver {driver} supports {name}", None, row.source)

@@ -67,6 +67,9 @@ class System:
     # A Linux (non-WSL) NVIDIA driver found inside WSL, which shadows the Windows
     # driver's libcuda: "/usr/lib/x86_64-linux-gnu/libcuda.so.1" or "/proc/driver/nvidia".
     wsl_linux_driver: Fact[str] = UNKNOWN
+    # Jetson: the board (/proc/device-tree/model) and its L4T release (/etc/nv_tegra_release, "36.4.3").
+    jetson_model: Fact[str] = UNKNOWN
+    l4t_release: Fact[str] = UNKNOWN
 
 
 @dataclass(frozen=True)

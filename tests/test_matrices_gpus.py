@@ -98,7 +98,7 @@ def test_row_basics(g: GpuModel) -> None:
     assert g.nvml_names, "every model needs the device name NVML reports"
     assert g.memory_gb > 0 and g.memory_bandwidth_gbs and g.memory_bandwidth_gbs > 0
     assert g.tdp_w and g.tdp_w > 0
-    assert g.release_year and 2014 <= g.release_year <= 2026
+    assert g.release_year and 2012 <= g.release_year <= 2026  # Kepler K40: 2013
     assert g.fp32_tflops and g.fp32_tflops > 0
 
 
@@ -188,7 +188,8 @@ def test_every_canonical_name_resolves_to_its_row(g: GpuModel) -> None:
         ("A100 80 GB", {"A100 PCIe 80GB", "A100 SXM4 80GB"}),
         ("h100 sxm", {"H100 SXM 80GB"}),
         ("T4", {"T4"}),
-        ("jetson orin", {"Jetson AGX Orin 64GB", "Jetson Orin NX 16GB", "Jetson Orin Nano 8GB"}),
+        ("jetson orin", {"Jetson AGX Orin 64GB", "Jetson AGX Orin 32GB", "Jetson Orin NX 16GB", "Jetson Orin Nano 8GB",
+                         "Jetson Orin Nano 4GB"}),
         ("3060", {"GeForce RTX 3060"}),
         ("h20", {"H20"}),
         ("a10", {"A10"}),
@@ -227,7 +228,20 @@ def test_memory_separates_models_with_one_device_name(device: str, memory_gb: fl
 def test_close_spelling_is_a_suggestion_not_an_answer() -> None:
     assert M.gpu("rtx 4900") is None
     assert "GeForce RTX 4090" in {g.name for g in M.gpu_candidates("rtx 4900")}
-    assert M.gpu("Tesla P40") is None  # not in the table; must not become the L40
+    assert M.gpu("Tesla P40").name == "P40"  # now a row of its own; it never became the L40
+    assert M.gpu("Tesla P41") is None and M.gpu("Quadro P1000") is None and M.gpu("MI300X") is None
+
+
+@pytest.mark.parametrize("name, row", [
+    ("Tesla P40", "P40"), ("Tesla P4", "P4"), ("Tesla K40m", "K40"), ("Tesla M60", "M60 (per GPU)"),
+    ("NVIDIA A800 80GB PCIe", "A800 PCIe 80GB"), ("NVIDIA H800", "H800 SXM 80GB"), ("NVIDIA L20", "L20"),
+    ("NVIDIA GeForce RTX 4090 D", "GeForce RTX 4090 D"), ("NVIDIA GeForce RTX 5050", "GeForce RTX 5050"),
+    ("B100", "B100"),
+])
+def test_china_skus_and_old_tesla_cards_have_rows(name, row) -> None:
+    assert M.gpu(name).name == row
+    # ... and the neighbours they used to be mistaken for are never the answer.
+    assert M.gpu(name).name not in {"L40", "A40", "H200 SXM 141GB", "GeForce RTX 4090"}
 
 
 def test_laptop_part_is_not_its_desktop_namesake() -> None:

@@ -187,7 +187,12 @@ def test_torch_build_references_resolve(build):
 
 @pytest.mark.parametrize("rel", M.torch_releases, ids=[r.version for r in M.torch_releases])
 def test_each_torch_release_has_a_pypi_build_per_platform(rel):
+    # Every platform the data covers for a series has its PyPI row; series before 1.13 are
+    # recorded for Linux x86_64 only (their release rows say so).
     for platform in ("linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64"):
+        if platform != "linux-x86_64" and not M.torch_builds_of(rel.version, platform):
+            assert Version(rel.version) < Version("1.13") and "Linux x86_64 builds" in rel.note, platform
+            continue
         b = M.torch_pypi_build(rel.version, platform)
         assert b is not None and b.pypi_default, platform
     assert Version(rel.python_min) <= Version(rel.python_max)
@@ -204,8 +209,10 @@ def test_tensorflow_rows_resolve(rel):
 
 @pytest.mark.parametrize("row", M.cupy_packages, ids=[r.package for r in M.cupy_packages])
 def test_cupy_packages_name_their_cuda_major(row):
-    assert row.package == f"cupy-cuda{row.cuda_major}x"
-    assert M.minor_compat_floor(row.cuda_major) is not None
+    # cupy-cuda12x for a whole major; cupy-cuda110 for one CUDA version (before the unified 11.2+ wheel).
+    per_version = f"cupy-cuda{row.cuda_min.replace('.', '')}" if row.cuda_min else None
+    assert row.package in (f"cupy-cuda{row.cuda_major}x", per_version)
+    assert M.minor_compat_floor(row.cuda_major) is not None or M.toolkit_min_driver(row.cuda_min)
 
 
 def test_parsed_toml_is_cached_and_revalidated(tmp_path, monkeypatch):

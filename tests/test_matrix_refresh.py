@@ -66,8 +66,8 @@ def trimmed(tmp_path: Path) -> Path:
     data["torch"]["build"] = tuple(b for b in data["torch"]["build"] if b.series != "2.15")
     data["tensorflow"]["release"] = tuple(r for r in data["tensorflow"]["release"] if r.version != "2.21")
     data["jax"]["release"] = data["jax"]["release"][:-1]
-    last = data["cudnn"]["release"][-1]
-    data["cudnn"]["release"] = data["cudnn"]["release"][:-1] + (replace(last, version_to="9.26.0"),)
+    keep = data["cudnn"]["release"][:-1]  # drop the cu13-only 9.28.1 range, end the one before at 9.26.0
+    data["cudnn"]["release"] = keep[:-1] + (replace(keep[-1], version_to="9.26.0"),)
     out = tmp_path / "shipped"
     out.mkdir()
     for stem, tables in data.items():
@@ -118,14 +118,17 @@ def test_jax_range_and_cudnn_range_are_derived(trimmed):
     assert set(want.extras) <= set(jax.extras)
     assert jax.min_sm_cuda13 == m.jax_releases[-1].min_sm_cuda13  # carried over, and the note says so
     assert "carried over" in jax.note
-    (dnn,) = rows(plan, "cudnn", "release")
-    assert (dnn.version_from, dnn.version_to, dnn.cuda_majors) == ("9.26.1", "9.28.1", (12, 13))
+    both, cu13 = rows(plan, "cudnn", "release")  # 9.28.1 has a cu13 wheel only: a range of its own
+    assert (both.version_from, both.version_to, both.cuda_majors) == ("9.26.1", "9.28.0", (12, 13))
+    assert (cu13.version_from, cu13.version_to, cu13.cuda_majors) == ("9.28.1", "9.28.1", (13,))
 
 
 def test_nothing_is_derived_against_the_full_shipped_data():
     _, plan = plan_for(SHIPPED_DIR)
     assert plan.count() == 0
-    assert any("CUDA 13.5" in n for n in plan.notes)  # the runtime outruns the toolkit table: said, not guessed
+    # The toolkit table now reaches CUDA 13.5 (release notes 13.3-13.5), so the recorded 13.5 runtime
+    # no longer outruns it; a runtime past the table is still said, not guessed (refresh.py).
+    assert not any("CUDA 13.5 is newer than the toolkit table" in n for n in plan.notes), plan.notes
 
 
 def test_rendered_overlay_passes_the_loader_and_merges_without_replacing(trimmed, tmp_path, monkeypatch):
@@ -206,7 +209,7 @@ def test_refresh_against_full_shipped_data_removes_a_stale_overlay(tmp_path, mon
     (overlay_dir() / "torch.toml").write_text("stale")
     result = CliRunner().invoke(matrix, ["refresh"], obj={"session": RecordedSession(), "today": TODAY})
     assert result.exit_code == 0 and "nothing newer" in result.stdout
-    assert "CUDA 13.5" in result.stderr  # notes go to stderr
+    assert "CUDA 13.5" not in result.stderr and "Traceback" not in result.stderr  # the toolkit table now has 13.5
     assert not (overlay_dir() / "torch.toml").exists()
 
 

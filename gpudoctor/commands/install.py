@@ -38,12 +38,13 @@ def _this_machine(python_path: str | None, from_file: str | None):
 @click.option("--os", "os_name", metavar="linux|windows", help="Operating system of the described machine.")
 @click.option("--arch", metavar="x86_64|aarch64", help="CPU architecture of the described machine.")
 @click.option("--cpu", is_flag=True, help="The machine has no NVIDIA GPU: a CPU-only build.")
+@click.option("--l4t", metavar="R36.4.3", help="A Jetson's L4T release (/etc/nv_tegra_release): the JetPack decides the wheels.")
 @click.option("--version", "version", metavar="SPEC", help="Version request: '>=2.4', '2.5' or 'torch==2.5.1'.")
 @click.option("--from", "from_file", metavar="SNAPSHOT.json", help="Plan for a saved snapshot instead of this machine.")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
 @click.option("--verify", is_flag=True, help="Online: confirm on PyPI / the PyTorch index that the pinned files exist.")
 @click.option("--debug", is_flag=True, hidden=True)
-def install(framework, packages, driver, gpus, sms, python, os_name, arch, cpu, version, from_file, as_json,
+def install(framework, packages, driver, gpus, sms, python, os_name, arch, cpu, l4t, version, from_file, as_json,
             verify, debug):
     """Exact pip / uv / conda commands for FRAMEWORK (torch, tensorflow, jax, cupy) that work on this
     machine, or on one described with --driver/--gpu/--sm/--cpu. PACKAGES pairs companions
@@ -63,7 +64,7 @@ def install(framework, packages, driver, gpus, sms, python, os_name, arch, cpu, 
     matrices = load_matrices()
     python_version = python if python and _PY_VERSION.match(python) else None
     python_path = python if python and not python_version else None
-    described = bool(driver or gpus or sms or cpu)
+    described = bool(driver or gpus or sms or cpu or l4t)
     try:
         request = parse_request(framework, tuple(packages), version)
         if described:
@@ -71,7 +72,8 @@ def install(framework, packages, driver, gpus, sms, python, os_name, arch, cpu, 
                 raise TargetError("describe a machine (--driver/--gpu/--sm/--cpu) or probe one "
                                   "(--from, --python PATH), not both")
             target = target_from_options(matrices, driver=driver, gpus=gpus, sms=sms, python=python_version,
-                                         os_name=os_name, arch=arch, cpu=cpu)
+                                         os_name=os_name, arch=arch or ("aarch64" if l4t else None), cpu=cpu,
+                                         l4t=l4t)
         else:
             snapshot = _this_machine(python_path, from_file)
             target = target_from_snapshot(snapshot, matrices, python=python_version, os_name=os_name, arch=arch)

@@ -84,6 +84,22 @@ class CondaCommand:
     note: str = ""
 
 
+@dataclass(frozen=True)
+class JetsonRelease:
+    """A JetPack release: the L4T it ships, its CUDA, and where frameworks built
+    for Jetson's integrated GPU come from (PyPI's aarch64 wheels are SBSA builds)."""
+
+    jetpack: str  # "6.1"
+    l4t: tuple[str, ...]  # L4T releases, as /etc/nv_tegra_release says them: ("36.4",)
+    cuda: str
+    python: str  # the system Python of that JetPack's Ubuntu
+    source: str
+    torch_index: str | None = None  # a pip index or page with NVIDIA's Jetson wheels
+    torch_versions: tuple[str, ...] = ()
+    container: str | None = None
+    note: str = ""
+
+
 _TABLES = {
     "uv_torch_backend": UvTorchBackends,
     "cpu_index": CpuIndex,
@@ -91,6 +107,7 @@ _TABLES = {
     "conda_forge_build": CondaForgeBuild,
     "pypi_gpu": PypiGpu,
     "conda_command": CondaCommand,
+    "jetson": JetsonRelease,
 }
 
 
@@ -102,6 +119,16 @@ class Channels:
     conda_forge: tuple[CondaForgeBuild, ...] = ()
     pypi_gpu: tuple[PypiGpu, ...] = ()
     conda_commands: tuple[CondaCommand, ...] = ()
+    jetson: tuple[JetsonRelease, ...] = ()
+
+    def jetson_release(self, l4t: str | None) -> JetsonRelease | None:
+        """The JetPack of an L4T release ("36.4.3" -> JetPack 6.1/6.2 row)."""
+        if not l4t:
+            return None
+        for row in self.jetson:
+            if any(l4t == v or l4t.startswith(v + ".") for v in row.l4t):
+                return row
+        return None
 
     def uv_backends(self) -> frozenset[str]:
         return frozenset(b for row in self.uv for b in row.backends)
@@ -138,6 +165,7 @@ def parse_channels(text: str, origin: str = "install_channels.toml") -> Channels
         conda_forge=tuple(found.get("conda_forge_build", ())),
         pypi_gpu=tuple(found.get("pypi_gpu", ())),
         conda_commands=tuple(found.get("conda_command", ())),
+        jetson=tuple(found.get("jetson", ())),
     )
 
 

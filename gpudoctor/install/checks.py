@@ -11,6 +11,7 @@ import functools
 
 from gpudoctor.compat import (
     DriverSupport,
+    arch_driver_verdict,
     KernelKind,
     driver_supports,
     kernel_for,
@@ -164,6 +165,24 @@ def _check_driver(c: Candidate, target: Target, matrices, reasons: list, warning
         warnings.append(f"could not tell whether driver {target.driver} runs CUDA {cv}; needs >= {floor}")
 
 
+def check_gpu_drivers(target: Target, matrices) -> list[Blocker]:
+    """GD108's rule for a target: a driver too old for a GPU's architecture (or
+    past its last branch) runs no build at all, whatever CUDA it was built with."""
+    out: list[Blocker] = []
+    if not target.driver:
+        return out
+    for g in target.gpus:
+        verdict = arch_driver_verdict(g.cc, target.driver, target.os, matrices)
+        if verdict is not None and not verdict.ok:
+            need = verdict.need
+            if need and need.startswith("driver >="):
+                need = f"upgrade the driver to >= {need.removeprefix('driver >= ')} ({g.label()})"
+            elif need:
+                need = f"{need} ({g.label()})"
+            out.append(Blocker("driver", f"{g.label()}: {verdict.text}", need))
+    return out
+
+
 def _check_cudnn(c: Candidate, target: Target, matrices, reasons: list, blockers: list,
                  constraints: list) -> None:
     if not target.gpus:
@@ -195,6 +214,11 @@ def _check_cudnn(c: Candidate, target: Target, matrices, reasons: list, blockers
                                              f"sm_{floor.major}{floor.minor}+"))
 
 
+@functools.lru_cache(maxsize=256)
+def _gpu_drivers(target: Target, matrices) -> tuple[Blocker, ...]:
+    return tuple(check_gpu_drivers(target, matrices))
+
+
 def assess(c: Candidate, target: Target, request: Request, matrices) -> Assessment:
     blockers: list[Blocker] = list(c.preset)
     reasons: list[str] = []
@@ -208,8 +232,11 @@ def assess(c: Candidate, target: Target, request: Request, matrices) -> Assessme
         blockers.append(py)
     ptx_only = False
     if not target.cpu_only and c.cuda is not None:
+        gpu_driver = _gpu_drivers(target, matrices)
+        blockers += gpu_driver  # first: the one fix that matters, whatever else is wrong
         ptx_only = _check_kernels(c, target, matrices, reasons, warnings, blockers)
-        _check_driver(c, target, matrices, reasons, warnings, blockers)
+        if not gpu_driver:
+            _check_driver(c, target, matrices, reasons, warnings, blockers)
         _check_cudnn(c, target, matrices, reasons, blockers, constraints)
     kinds = frozenset(b.kind for b in blockers)
     return Assessment(c, tuple(blockers), tuple(reasons), tuple(warnings), tuple(constraints), ptx_only, kinds)

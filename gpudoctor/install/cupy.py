@@ -27,9 +27,11 @@ def candidates(target: Target, matrices, channels: Channels, request: Request | 
     out = []
     for row in matrices.table("cupy", "package"):
         cuda = row.cuda_min or f"{row.cuda_major}.0"
+        extras = [("package", row.package), ("cuda_major", str(row.cuda_major))]
+        if row.ctk_extra_from:
+            extras.append(("ctk_extra_from", row.ctk_extra_from))
         common = dict(framework="cupy", version=row.version_to or "latest", platform=target.platform,
-                      source=row.source, version_range=(row.version_from, row.version_to),
-                      extras=(("package", row.package), ("cuda_major", str(row.cuda_major))))
+                      source=row.source, version_range=(row.version_from, row.version_to), extras=tuple(extras))
         if target.cpu_only:
             out.append(Candidate(variant=row.package, **common, preset=(Blocker(
                 "platform", "CuPy runs on NVIDIA (or AMD) GPUs only; there is no CPU build"),)))
@@ -54,7 +56,13 @@ def install_for(choice: Assessment, target: Target, request: Request, matrices, 
     bounds = [str(s) for s in request.spec]
     if request.spec:
         bounds += ([f">={lo}"] if lo else []) + ([f"<={hi}"] if hi else [])
-    pin = f"{package}[ctk]" + ",".join(bounds)
+    # [ctk] only where the wheel has it: pip ignores an unknown extra with a warning
+    # and installs CuPy without the CUDA libraries it then fails to load.
+    ctk_from = c.extra("ctk_extra_from")
+    ctk = bool(ctk_from) and request.allows_range(ctk_from, hi)
+    if ctk and request.spec:
+        bounds.append(f">={ctk_from}")
+    pin = f"{package}{'[ctk]' if ctk else ''}" + ",".join(dict.fromkeys(bounds))
     exe = target.python_executable
     conda = mamba = None
     note = "none: no conda channel for CuPy is recorded in gpudoctor's data"
@@ -67,13 +75,19 @@ def install_for(choice: Assessment, target: Target, request: Request, matrices, 
     commands = cmd.Commands(
         pip=cmd.pip_install([pin], target.os, python_executable=exe),
         uv=cmd.uv_pip_install([pin], target.os, python_executable=exe),
-        uv_project=cmd.uv_project_snippet([pin], target.os),
+        uv_project=cmd.uv_project_snippet([pin], target.os, python=target.python_text),
         conda=conda, mamba=mamba, conda_note=note)
-    reasons = [f"{package} is CuPy's wheel for CUDA {major}.x; the [ctk] extra installs the CUDA components "
-               "from PyPI (without it CuPy needs a local CUDA Toolkit)"]
+    if ctk:
+        reasons = [f"{package} is CuPy's wheel for CUDA {major}.x; the [ctk] extra (CuPy {ctk_from}+) installs "
+                   "the CUDA components from PyPI (without it CuPy needs a local CUDA Toolkit)"]
+    else:
+        reasons = [f"{package} is CuPy's wheel for CUDA {major}.x"]
+    warnings = () if ctk else (
+        f"{package} has no [ctk] extra{' in the requested releases' if ctk_from else ''}: it needs a local CUDA "
+        f"Toolkit {c.cuda or major}+ (or conda-forge's cupy, which brings its own)",)
     if c.min_sm:
         reasons.append(f"CUDA {major}'s compiler (NVRTC) targets sm_{c.min_sm.replace('.', '')} and newer")
     cv = cuda_version(c.cuda)
     if cv and cv.major == 13:
         reasons.append("preferred over the CUDA 12 wheel: newest CUDA that this driver and these GPUs allow")
-    return Install((pin,), commands, None, tuple(reasons), ())
+    return Install((pin,), commands, None, tuple(reasons), warnings)

@@ -12,6 +12,9 @@ from gpudoctor.install.target import Target
 
 CONDA_NOTE = ("none: JAX's GPU builds are pip wheels; conda-forge's jaxlib CUDA builds are not tracked by gpudoctor")
 EXTRAS = ("cuda13", "cuda12")
+# Before the plugin wheels (jax <= 0.4.25) the CUDA jaxlib came from Google's find-links page.
+PIP_EXTRAS = ("cuda12_pip", "cuda11_pip")
+JAX_CUDA_RELEASES = "https://storage.googleapis.com/jax-releases/jax_cuda_releases.html"
 
 
 def _pick_version(row, request: Request) -> str:
@@ -52,6 +55,17 @@ def candidates(target: Target, matrices, channels: Channels, request: Request | 
                 min_driver=getattr(row, f"min_driver_cuda{major}"),
                 cudnn_floor=(getattr(row, "cudnn13_min", None) or row.cudnn_min) if major == "13" else row.cudnn_min,
                 cudnn_package=f"nvidia-cudnn-cu{major}", **common))
+        for extra in PIP_EXTRAS:
+            major = extra[4:6]
+            if extra not in row.extras or f"cuda{major}" in row.extras:
+                continue  # the plugin extra of that major supersedes it
+            out.append(Candidate(
+                variant=extra,
+                cuda=getattr(row, f"cuda{major}_min") or f"{major}.0",
+                min_sm=row.min_sm_cuda12,
+                min_driver=getattr(row, f"min_driver_cuda{major}"),
+                cudnn_floor=row.cudnn11_min if major == "11" else row.cudnn_min,
+                cudnn_package=f"nvidia-cudnn-cu{major}", extras=(("find_links", JAX_CUDA_RELEASES),), **common))
     return out
 
 
@@ -74,13 +88,24 @@ def install_for(choice: Assessment, target: Target, request: Request, matrices, 
     exe = target.python_executable
     reasons = []
     if c.variant != "cpu":
-        reasons.append(f"jax[{c.variant}] installs jaxlib with the CUDA {c.variant.removeprefix('cuda')} plugin "
-                       "and the NVIDIA libraries from PyPI")
+        if c.variant.endswith("_pip"):
+            reasons.append(f"jax[{c.variant}] installs a CUDA {c.variant[4:6]} jaxlib and the NVIDIA libraries "
+                           "from PyPI (the form before the plugin wheels)")
+        else:
+            reasons.append(f"jax[{c.variant}] installs jaxlib with the CUDA {c.variant.removeprefix('cuda')} plugin "
+                           "and the NVIDIA libraries from PyPI")
         if c.min_sm:
             reasons.append(f"JAX documents sm_{c.min_sm.replace('.', '')}+ for {c.variant}")
+    links = c.extra("find_links")
+    if links:
+        reasons.append(f"jax <= 0.4.25 CUDA wheels come from Google's page {links} (installation docs of the time)")
     commands = cmd.Commands(
-        pip=cmd.pip_install(pins, target.os, python_executable=exe),
-        uv=cmd.uv_pip_install(pins, target.os, python_executable=exe),
-        uv_project=cmd.uv_project_snippet(pins, target.os),
+        pip=cmd.pip_install(pins, target.os, python_executable=exe, index_url=links,
+                            index_kind="find-links-page" if links else "index"),
+        uv=cmd.uv_pip_install(pins, target.os, python_executable=exe, index_url=links,
+                              index_kind="find-links-page" if links else "index"),
+        uv_project=cmd.uv_project_snippet(pins, target.os, python=target.python_text or c.python_min,
+                                          index_name="jax-cuda-releases" if links else None, index_url=links,
+                                          from_index=("jaxlib",) if links else (), index_kind="find-links-page"),
         conda_note=CONDA_NOTE)
     return Install(tuple(pins), commands, None, tuple(reasons), ())

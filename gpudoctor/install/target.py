@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpudoctor.matrices import gpu_names
 from gpudoctor.versions import ComputeCapability, compute_capability, parse_numeric, python_version
 
 OSES = ("linux", "windows")
@@ -50,6 +51,8 @@ class Target:
     driver_cuda: str | None = None  # cuDriverGetVersion as "12.9", when known
     gpus: tuple[TargetGpu, ...] = ()
     cpu_only: bool = False
+    os_version: str | None = None  # macOS release, "14.5" (wheels carry a macOS floor)
+    l4t: str | None = None  # Jetson's L4T release, "36.4.3": the JetPack decides the wheels
     origin: str = "described"  # "this machine" | "described" | "snapshot"
     # The interpreter to install into (this machine only); commands use `python` otherwise.
     python_executable: str | None = None
@@ -68,6 +71,8 @@ class Target:
     def describe(self) -> str:
         parts = [f"{self.os.capitalize() if self.os != 'macos' else 'macOS'} {self.arch}"]
         parts.append(f"Python {self.python_text}" if self.python else "any Python")
+        if self.l4t:
+            parts.append(f"Jetson L4T R{self.l4t}")
         if self.cpu_only:
             parts.append("no NVIDIA GPU")
         else:
@@ -112,38 +117,30 @@ def parse_sm(value: str) -> ComputeCapability:
 
 
 def resolve_gpu(name: str, matrices) -> TargetGpu:
-    """A GPU model named by the user; TargetError with close matches when the
-    name is unknown or ambiguous."""
-    hits = matrices.gpu_candidates(name, limit=6)
-    want = _norm(name)
-    exact = [g for g in hits if want in {_norm(g.name), *(_norm(n) for n in g.nvml_names)}]
-    picked = exact[0] if exact else None
-    if picked is None and want:
-        # A unique model whose name contains every word given ("1080 ti").
-        words = set(want.split())
-        containing = [g for g in hits
-                      if any(words <= set(_norm(k).split()) for k in (g.name, *g.nvml_names))]
-        if len(containing) == 1:
-            picked = containing[0]
-    if picked is None:
-        names = tuple(g.name for g in hits)
-        hint = f"; close matches: {', '.join(names)}" if names else ""
+    """A GPU named by the user, through the program's one name matcher
+    (gpu_names.identify): a model, a short name whose models share one compute
+    capability ("H100", "Tesla P100"), or a family. TargetError with suggestions
+    otherwise; a close spelling is never taken for the GPU."""
+    found = gpu_names.identify(matrices, name)
+    cc = compute_capability(found.compute_capability) if found else None
+    if found is None or cc is None:
+        matches = matrices.gpu_matches(name)
+        if matches:
+            spread = ", ".join(f"{g.name} ({g.compute_capability})" for g in matches[:6])
+            raise TargetError(f"GPU {name!r} is ambiguous: {spread}; name the model or give --sm",
+                              tuple(g.name for g in matches[:6]))
+        names = tuple(g.name for g in matrices.gpu_candidates(name, limit=6))
+        hint = f"; similar names (not the same GPU): {', '.join(names)}" if names else ""
         raise TargetError(f"unknown GPU {name!r}{hint} (or give its compute capability with --sm)", names)
-    cc = compute_capability(picked.compute_capability)
-    if cc is None:  # a data error, not the user's
-        raise TargetError(f"GPU {picked.name!r} has no compute capability in the matrices")
-    return TargetGpu(cc, picked.name)
-
-
-def _norm(name: str) -> str:
-    s = re.sub(r"\b(nvidia|geforce|tesla|quadro)\b", " ", name.lower())
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", s).split())
+    return TargetGpu(cc, found.label)
 
 
 def target_from_options(matrices, *, driver: str | None = None, gpus: tuple[str, ...] = (),
                         sms: tuple[str, ...] = (), python: str | None = None, os_name: str | None = None,
-                        arch: str | None = None, cpu: bool = False) -> Target:
+                        arch: str | None = None, cpu: bool = False, l4t: str | None = None) -> Target:
     """A described machine. Raises TargetError on bad input."""
+    if l4t is not None and not re.fullmatch(r"R?\d{2}(\.\d+){1,2}", l4t.strip()):
+        raise TargetError(f"bad L4T release {l4t!r}: give it as /etc/nv_tegra_release says it, e.g. 36.4.3")
     if cpu and (gpus or sms):
         raise TargetError("--cpu describes a machine without an NVIDIA GPU; drop --gpu/--sm or --cpu")
     listed = [resolve_gpu(g, matrices) for g in gpus] + [TargetGpu(parse_sm(s)) for s in sms]
@@ -159,6 +156,7 @@ def target_from_options(matrices, *, driver: str | None = None, gpus: tuple[str,
         driver=parse_driver(driver) if driver else None,
         gpus=tuple(listed),
         cpu_only=cpu,
+        l4t=l4t.strip().lstrip("R") if l4t else None,
         origin="described",
         notes=tuple(notes),
     )
@@ -179,8 +177,8 @@ def target_from_snapshot(snapshot, matrices, *, python: str | None = None, os_na
     for g in visible or ():
         cc = compute_capability(g.compute_capability)
         if cc is None:
-            model = matrices.gpu(g.name)
-            cc = compute_capability(model.compute_capability) if model else None
+            found = gpu_names.identify(matrices, g.name)
+            cc = compute_capability(found.compute_capability) if found else None
         if cc is None:
             notes.append(f"GPU {g.index} ({g.name}): compute capability unknown, not checked")
             continue
@@ -190,6 +188,7 @@ def target_from_snapshot(snapshot, matrices, *, python: str | None = None, os_na
     if visible is None:
         notes.append("the GPUs are unknown: kernel coverage is not checked")
     py = python_version(sysinfo.python.value) if sysinfo.python.value else None
+    mac = re.search(r"\b(1\d|2\d)\.\d+", sysinfo.os_release.value or "") if os_key == "macos" else None
     if py is None and not python:
         notes.append("the Python version is unknown: any supported Python is assumed")
     return Target(
@@ -200,6 +199,8 @@ def target_from_snapshot(snapshot, matrices, *, python: str | None = None, os_na
         driver_cuda=snapshot.driver.cuda_api.value,
         gpus=tuple(gpus),
         cpu_only=no_gpu,
+        os_version=mac.group(0) if mac else None,
+        l4t=sysinfo.l4t_release.value if machine == "aarch64" else None,
         origin="snapshot" if snapshot.origin != "live" else "this machine",
         python_executable=None if python else sysinfo.python_executable.value,
         notes=tuple(notes),

@@ -37,7 +37,8 @@ def candidates(target: Target, matrices, channels: Channels, request: Request | 
             out.append(Candidate(variant="cpu", **common))
             continue
         major = cuda_version(rel.cuda).major if cuda_version(rel.cuda) else None
-        gpu = dict(cuda=rel.cuda, arch_list=tuple(rel.arch_list) or None, **common)
+        gpu = dict(cuda=rel.cuda, arch_list=tuple(rel.arch_list) or None,
+                   extras=(("package", rel.gpu_package),) if rel.gpu_package else (), **common)
         if target.platform == "windows-x86_64" and rel.windows_native_gpu:
             out.append(Candidate(variant="windows-native", cudnn=rel.cudnn, **gpu))
         elif target.platform == "windows-x86_64":
@@ -75,20 +76,23 @@ def install_for(choice: Assessment, target: Target, request: Request, matrices, 
         pins = [f"tensorflow[and-cuda]{pin}", *choice.constraints]
         reasons.append("the [and-cuda] extra installs CUDA and cuDNN from PyPI (nvidia-* wheels)")
     elif c.variant == "windows-native":
-        pins = [f"tensorflow{pin}"]
+        pins = [f"{c.extra('package') or 'tensorflow'}{pin}"]
         setup = (cmd.conda_install("conda", [f"cudatoolkit={c.cuda}", f"cudnn={c.cudnn}"], ["conda-forge"],
                                    target.os),)
         reasons.append("native-Windows GPU support ended after 2.10; CUDA and cuDNN come from conda-forge "
                        "(tensorflow.org pip instructions for Windows)")
     else:
-        pins = [f"tensorflow{pin}"]
+        package = c.extra("package") or "tensorflow"  # tensorflow-gpu up to 2.0
+        pins = [f"{package}{pin}"]
+        if package != "tensorflow":
+            reasons.append(f"up to 2.0 the GPU build is the `{package}` package; `tensorflow` {c.version} is CPU-only")
         if c.variant == "system-cuda":
             warnings.append(f"tensorflow {c.version} predates the [and-cuda] extra: it needs CUDA {c.cuda} and "
                             f"cuDNN {c.cudnn} installed on the system")
     commands = cmd.Commands(
         pip=cmd.pip_install(pins, target.os, python_executable=exe),
         uv=cmd.uv_pip_install(pins, target.os, python_executable=exe),
-        uv_project=cmd.uv_project_snippet(pins, target.os),
+        uv_project=cmd.uv_project_snippet(pins, target.os, python=target.python_text or c.python_min),
         conda_note=CONDA_NOTE, setup=setup)
     if c.python_min and c.python_max:
         reasons.append(f"tensorflow {c.version} supports Python {c.python_min}–{c.python_max}")

@@ -25,10 +25,31 @@ def is_pypi(url: str | None) -> bool:
     return bool(url) and url.startswith(PYPI)
 
 
-def _from_build(b, common) -> Candidate:
+def _from_build(b, common, target: Target | None = None) -> Candidate:
+    extras = common.pop("extras", ())
+    preset: tuple[Blocker, ...] = ()
+    if b.index_kind != "index":
+        extras = (*extras, ("index_kind", b.index_kind))
+    if b.os_min:
+        extras = (*extras, ("os_min", b.os_min))
+        have = _vt(target.os_version) if target else ()
+        if target is not None and have and have < _vt(b.os_min):
+            preset = (Blocker("platform", f"its macOS wheels need macOS >= {b.os_min} (this one: {target.os_version})",
+                              f"macOS >= {b.os_min}"),)
     return Candidate(variant=b.variant, source=b.source, cuda=b.cuda, arch_list=tuple(b.arch_list) or None,
                      cudnn=b.cudnn, pypi_default=b.pypi_default or is_pypi(b.index_url),
-                     index_url=b.index_url or INDEX.format(variant=b.variant), **common)
+                     index_url=b.index_url or INDEX.format(variant=b.variant), extras=extras, preset=preset,
+                     **common)
+
+
+def jetson_blocker(target: Target, channels: Channels) -> Blocker | None:
+    """On a Jetson (an L4T release gpudoctor knows), PyPI's and download.pytorch.org's
+    aarch64 CUDA wheels are SBSA (server) builds that do not run on its integrated GPU."""
+    row = channels.jetson_release(target.l4t) if target.arch == "aarch64" else None
+    if row is None:
+        return None
+    return Blocker("platform", f"a server (SBSA) aarch64 build: it does not run on Jetson (L4T R{target.l4t}, "
+                               f"JetPack {row.jetpack})", f"NVIDIA's Jetson wheels for JetPack {row.jetpack}")
 
 
 def _release_candidates(rel, target: Target, matrices, channels: Channels) -> list[Candidate]:
@@ -37,7 +58,7 @@ def _release_candidates(rel, target: Target, matrices, channels: Channels) -> li
     common = dict(framework="torch", version=rel.version, platform=target.platform,
                   python_min=rel.python_min, python_max=rel.python_max, extras=companions)
     if target.cpu_only:
-        cpu = [_from_build(b, common) for b in builds if b.variant == "cpu"]
+        cpu = [_from_build(b, dict(common), target) for b in builds if b.variant == "cpu"]
         if cpu:
             return cpu
         index = channels.cpu_index_for("torch", target.platform)
@@ -50,7 +71,12 @@ def _release_candidates(rel, target: Target, matrices, channels: Channels) -> li
         return [Candidate(variant="-", source=rel.source, **common,
                           preset=(Blocker("platform", f"no CUDA wheels of torch {torch_series(rel.version)} "
                                                       f"for {target.platform}"),))]
-    return [_from_build(b, common) for b in cuda_builds]
+    jetson = jetson_blocker(target, channels)
+    out = [_from_build(b, dict(common), target) for b in cuda_builds]
+    if jetson is not None:
+        from dataclasses import replace
+        out = [replace(c, preset=(*c.preset, jetson)) for c in out]
+    return out
 
 
 def candidates(target: Target, matrices, channels: Channels, request: Request | None = None) -> list[Candidate]:
@@ -61,6 +87,17 @@ def candidates(target: Target, matrices, channels: Channels, request: Request | 
 
 
 def fallbacks(target: Target, request: Request, channels: Channels) -> list[str]:
+    row = channels.jetson_release(target.l4t) if target.arch == "aarch64" else None
+    if row is not None:
+        where = (f"pip install torch --index-url {row.torch_index}" if row.torch_index and "jetson-ai-lab" in row.torch_index
+                 else f"a wheel from {row.torch_index}" if row.torch_index else "NVIDIA's Jetson wheels")
+        tips = [f"Jetson, JetPack {row.jetpack} (L4T R{target.l4t}, CUDA {row.cuda}, Python {row.python}): "
+                f"{where} (torch {', '.join(row.torch_versions)}; source: {row.source.split(' ')[0]})"]
+        if row.container:
+            tips.append(f"or NVIDIA's container for this JetPack: docker run --runtime nvidia -it {row.container}")
+        tips.append("conda-forge's CUDA builds of pytorch have no sm_87 kernels for Orin "
+                    "(conda-forge/pytorch-cpu-feedstock#303)")
+        return tips
     if not target.cpu_only and channels.cpu_index_for("torch", target.platform):
         return ["a CPU-only build works anywhere: gpudoctor install torch --cpu"]
     return []
@@ -123,7 +160,7 @@ def _pytorch_channel(c: Candidate, request: Request, channels: Channels, target:
         chans = [ch.channel, *ch.extra_channels]
         cu = cuda_version(c.cuda)
         return (cmd.conda_install("conda", specs, chans, target.os), cmd.conda_install("mamba", specs, chans, target.os),
-                cmd.pixi_snippet(chans, deps, cu.major if cu else None),
+                cmd.pixi_snippet(chans, deps, cu.major if cu else None, c.platform),
                 f"the official '{ch.channel}' channel (it carries torch {ch.series_from} to {ch.series_to}; "
                 f"source: {ch.source.split(' ')[0]})")
     return None
@@ -168,7 +205,7 @@ def _conda_forge(choice: Assessment, request: Request, target: Target, matrices,
             f"pytorch channel ended with 2.5. Source: {c.source.split(' ')[0]}")
     return (cmd.conda_install("conda", specs, ["conda-forge"], target.os),
             cmd.conda_install("mamba", specs, ["conda-forge"], target.os),
-            cmd.pixi_snippet(["conda-forge"], deps, cu.major if cu else None), note), None
+            cmd.pixi_snippet(["conda-forge"], deps, cu.major if cu else None, c.platform), note), None
 
 
 def install_for(choice: Assessment, target: Target, request: Request, matrices, channels: Channels) -> Install:
@@ -186,10 +223,14 @@ def install_for(choice: Assessment, target: Target, request: Request, matrices, 
         pip_args.insert(0, "--force-reinstall")
         for name in ("torch", *request.companions):
             uv_args[:0] = ["--reinstall-package", name]
-    pip = cmd.pip_install(pip_args, target.os, index_url=index_url, python_executable=exe)
-    uv = cmd.uv_pip_install(uv_args, target.os, torch_backend=uv_backend, index_url=index_url, python_executable=exe)
-    project = cmd.uv_project_snippet(public, target.os, index_name=f"pytorch-{c.variant}" if index_url else None,
-                                     index_url=index_url, from_index=("torch", *request.companions))
+    kind = c.extra("index_kind") or "index"
+    pip = cmd.pip_install(pip_args, target.os, index_url=index_url, python_executable=exe, index_kind=kind)
+    uv = cmd.uv_pip_install(uv_args, target.os, torch_backend=uv_backend if kind == "index" else None,
+                            index_url=index_url, python_executable=exe, index_kind=kind)
+    project = cmd.uv_project_snippet(public, target.os, python=target.python_text or c.python_min,
+                                     index_name=f"pytorch-{c.variant}" if index_url else None,
+                                     index_url=index_url, from_index=("torch", *request.companions),
+                                     index_kind=kind)
     conda = _pytorch_channel(c, request, channels, target)
     if conda is None:
         conda, why_none = _conda_forge(choice, request, target, matrices, channels)
@@ -203,12 +244,18 @@ def install_for(choice: Assessment, target: Target, request: Request, matrices, 
                           f"`pip install torch=={c.version}` gets exactly this wheel")
     if c.python_min and c.python_max:
         reasons.append(f"torch {c.version} is published for Python {c.python_min}–{c.python_max}")
+    if c.extra("os_min") and c.platform.startswith("macos"):
+        line = f"torch {c.version}'s macOS wheels need macOS {c.extra('os_min')} or newer"
+        (reasons if target.os_version else warnings).append(
+            line + (f" (this one: {target.os_version})" if target.os_version else "; older macOS: torch 2.11"
+                    if _vt(c.extra("os_min")) >= (14,) else ""))
     if local:
         reasons.append(f"the +{local} pin makes pip replace an installed torch {c.version} of another build "
                        "(another CUDA, or CPU)")
-    elif pypi:
-        warnings.append(f"another build of torch {c.version} (from download.pytorch.org) already satisfies this "
-                        "pin: add --force-reinstall to replace it")
+    elif pypi and target.origin != "described" and not same and request.replaces is None:
+        # Only a real environment can hold another build; a described machine has none.
+        warnings.append(f"if another build of torch {c.version} (from download.pytorch.org) is installed, it "
+                        "already satisfies this pin: add --force-reinstall to replace it")
     if uv_backend is None and index_url:
         warnings.append(f"uv {channels.uv_version()} has no --torch-backend={c.variant}: the uv command uses the index")
     return Install(tuple(pins), commands, c.index_url, tuple(reasons), tuple(warnings))

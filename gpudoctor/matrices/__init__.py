@@ -155,6 +155,15 @@ class Matrices:
     def driver_branches(self) -> tuple[r.DriverBranch, ...]:
         return self.table("cuda", "driver_branch")
 
+    def arch_driver(self, cc: str | ComputeCapability) -> r.ArchDriver | None:
+        """The driver range of an architecture (exact compute capability only:
+        Jetson's 5.3/6.2/7.2/8.7/11.0 run their JetPack's driver and have no row)."""
+        want = cc if isinstance(cc, ComputeCapability) else compute_capability(cc)
+        for row in self.table("cuda", "arch_driver"):
+            if want is not None and compute_capability(row.compute_capability) == want:
+                return row
+        return None
+
     # --- GPUs ------------------------------------------------------------------------
     @property
     def gpus(self) -> tuple[r.GpuModel, ...]:
@@ -179,6 +188,11 @@ class Matrices:
         containing every word of the name, then rows whose words all occur in it,
         then close spellings."""
         return [g for _, g in self._rank_gpus(name, memory_gb)[:limit]]
+
+    def gpu_matches(self, name: str) -> list[r.GpuModel]:
+        """Every row whose words (or whose device name's words) match the name's,
+        best first; close spellings excluded."""
+        return [g for score, g in self._rank_gpus(name, None) if score < gpu_names.CLOSE_SPELLING]
 
     def gpu_family(self, name: str) -> r.GpuFamily | None:
         """The family that gives a name's compute capability when no row does
@@ -310,11 +324,12 @@ class Matrices:
         return self.table("cupy", "package")
 
     def cupy_package(self, cuda_major: int) -> r.CupyPackage | None:
-        """The CuPy wheel for a CUDA major (12 -> cupy-cuda12x)."""
-        for row in self.cupy_packages:
-            if row.cuda_major == cuda_major:
-                return row
-        return None
+        """The CuPy wheel for a CUDA major (12 -> cupy-cuda12x): the unified one
+        when the major has one, not a per-version package (cupy-cuda110)."""
+        rows = [row for row in self.cupy_packages if row.cuda_major == cuda_major]
+        unified = [row for row in rows if row.package.endswith("x")]
+        best = unified or rows
+        return best[0] if best else None
 
     def cupy_package_named(self, name: str) -> r.CupyPackage | None:
         want = name.strip().lower().replace("_", "-")

@@ -14,6 +14,7 @@ import difflib
 import functools
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from gpudoctor.matrices import records as r
 
@@ -93,3 +94,36 @@ def families_of(families: Sequence[r.GpuFamily], name: str) -> list[r.GpuFamily]
     """Every family whose pattern matches the name (the data keeps them exclusive)."""
     key = normalise(name)
     return [f for f in families if _compiled(f.pattern).search(key)]
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What a GPU name tells when only its compute capability matters (install
+    targets, pasted logs): the model when one row matches, else the compute
+    capability that every matching row, or the one matching family, agrees on."""
+
+    compute_capability: str
+    label: str  # the model row's name, or the name as given
+    how: str  # "model" | "models" (a short name of several, one CC) | "family"
+    model: r.GpuModel | None = None
+    matches: tuple[str, ...] = ()  # the rows a short name stands for
+
+
+def identify(matrices, name: str, memory_gb: float | None = None) -> Identity | None:
+    """The one answer to 'which GPU is this name?' for every caller. None when
+    the name is unknown or its matches disagree on the compute capability: a
+    close spelling never counts ('MI300X' is not a B300)."""
+    model = matrices.gpu(name, memory_gb)
+    rows = matrices.gpu_matches(name)
+    exact = model is not None and normalise(name) in {normalise(k) for k in (model.name, *model.nvml_names)}
+    if model is not None and (exact or len(rows) <= 1 or memory_gb is not None):
+        return Identity(model.compute_capability, model.name, "model", model)
+    ccs = {g.compute_capability for g in rows}
+    if len(ccs) == 1:
+        return Identity(ccs.pop(), name.strip(), "models", matches=tuple(g.name for g in rows))
+    if rows:
+        return None  # "RTX 6000": Quadro RTX 6000 (7.5) or RTX 6000 Ada (8.9)
+    family = matrices.gpu_family(name)
+    if family is not None:
+        return Identity(family.compute_capability, name.strip(), "family")
+    return None

@@ -324,14 +324,22 @@ def derive_cudnn(m: Matrices, pypi: PyPI, plan: Plan, today: str) -> None:
         return
     ordered = sorted(found, key=Version)
     prev = max(m.cudnn_releases, key=lambda row: Version(row.version_from), default=None)
-    majors = tuple(sorted(set().union(*found.values())))
-    plan.add("cudnn", "release", r.CudnnRelease(
-        version_from=ordered[0], version_to=ordered[-1], cuda_majors=majors,
-        min_sm=prev.min_sm if prev else "7.5", max_sm=prev.max_sm if prev else None,
-        min_driver_linux=prev.min_driver_linux if prev else None, min_driver_windows=prev.min_driver_windows if prev else None,
-        source=f"{PYPI_JSON}/nvidia-cudnn-cu12/json; {PYPI_JSON}/nvidia-cudnn-cu13/json",
-        note=_derived(today, "CUDA majors from the wheels on PyPI; SM range and drivers carried over from the newest "
-                             "shipped range (not in PyPI metadata).")))
+    # One range per run of releases with the same CUDA majors: 9.28.1 has a cu13 wheel only.
+    runs: list[list[str]] = []
+    for v in ordered:
+        if runs and found[runs[-1][-1]] == found[v]:
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    for run in runs:
+        plan.add("cudnn", "release", r.CudnnRelease(
+            version_from=run[0], version_to=run[-1], cuda_majors=tuple(sorted(found[run[0]])),
+            min_sm=prev.min_sm if prev else "7.5", max_sm=prev.max_sm if prev else None,
+            min_driver_linux=prev.min_driver_linux if prev else None,
+            min_driver_windows=prev.min_driver_windows if prev else None,
+            source=f"{PYPI_JSON}/nvidia-cudnn-cu12/json; {PYPI_JSON}/nvidia-cudnn-cu13/json",
+            note=_derived(today, "CUDA majors from the wheels on PyPI; SM range and drivers carried over from the "
+                                 "newest shipped range (not in PyPI metadata).")))
 
 
 def note_cupy_and_cuda(m: Matrices, pypi: PyPI, plan: Plan) -> None:

@@ -118,9 +118,15 @@ def cuda_view(m: Matrices, query: str | None) -> View:
 def gpu_view(m: Matrices, query: str | None) -> View:
     gpus = list(m.gpus)
     if query:
-        gpus = m.gpu_candidates(query, limit=5)
+        # A name matches word for word or not at all: a close spelling is offered
+        # as a hint ("Tesla P40" is not an L40), never shown as the answer.
+        exact = m.gpu(query)
+        gpus = [exact] if exact else m.gpu_matches(query)[:8]
         if not gpus:
-            raise NoMatch("GPU", query, _close(query, [g.name for g in m.gpus]))
+            family = m.gpu_family(query)
+            hint = [f"no model row (its family: compute capability {family.compute_capability}, "
+                    f"{family.arch}); similar names"] if family else []
+            raise NoMatch("GPU", query, hint + [g.name for g in m.gpu_candidates(query, limit=5)])
     rows = []
     for g in gpus:
         row = to_data(g)

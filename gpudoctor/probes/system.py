@@ -39,7 +39,33 @@ def probe(ctx: Context) -> System:
         wsl_libcuda=(Fact(WSL_LIBCUDA, WSL_LIBCUDA) if ctx.host.exists(WSL_LIBCUDA)
                      else Fact(None, "", (f"{WSL_LIBCUDA}: absent",))),
         wsl_linux_driver=_wsl_linux_driver(ctx) if wsl.value else Fact(None, "", ("not WSL",)),
+        jetson_model=_jetson_model(ctx),
+        l4t_release=_l4t_release(ctx),
     )
+
+
+DEVICE_TREE_MODEL = "/proc/device-tree/model"
+NV_TEGRA_RELEASE = "/etc/nv_tegra_release"
+_L4T = re.compile(r"#\s*R(\d+)\s*\(release\),\s*REVISION:\s*([\d.]+)")
+
+
+def _jetson_model(ctx: Context) -> Fact[str]:
+    """'NVIDIA Jetson AGX Orin Developer Kit': the device tree names the board (NUL-terminated)."""
+    text = ctx.host.read_text(DEVICE_TREE_MODEL, limit=256)
+    model = (text or "").replace("\x00", "").strip()
+    if model and "jetson" in model.lower():
+        return Fact(model, DEVICE_TREE_MODEL)
+    why = f"{DEVICE_TREE_MODEL}: absent" if not model else f"{DEVICE_TREE_MODEL}: {model!r} is not a Jetson"
+    return Fact(None, "", (why,))
+
+
+def _l4t_release(ctx: Context) -> Fact[str]:
+    """'# R36 (release), REVISION: 4.3, GCID: ...' -> '36.4.3'."""
+    text = ctx.host.read_text(NV_TEGRA_RELEASE, limit=4096)
+    m = _L4T.search(text or "")
+    if m:
+        return Fact(f"{m.group(1)}.{m.group(2)}", NV_TEGRA_RELEASE)
+    return Fact(None, "", (f"{NV_TEGRA_RELEASE}: {'absent' if text is None else 'no R<major> (release) line'}",))
 
 
 def _os_release(ctx: Context) -> Fact[str]:

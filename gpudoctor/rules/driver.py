@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from gpudoctor import cuerrors
+from gpudoctor.compat import arch_driver_verdict
 from gpudoctor.findings import Fix, Severity
-from gpudoctor.rules.common import driver_install_commands, ev, ev_value
+from gpudoctor.rules.common import driver_install_commands, ev, ev_value, gpu_cc, gpu_evidence, gpu_label
 from gpudoctor.rules.registry import Unknown, rule
 from gpudoctor.snapshot import Snapshot
 
@@ -168,3 +169,42 @@ def branch_eol(s: Snapshot, m):
                 fix=Fix("Move to a maintained long-term branch when convenient; it gets security fixes.",
                         driver_install_commands(s, RECOMMENDED_BRANCH)),
             )
+
+
+@rule("GD108", "driver-cannot-run-gpu-architecture", "driver-too-old-for-runtime", Severity.ERROR,
+      "The driver branch does not support this GPU's architecture: too old for it, or past its last branch.",
+      FAMILY)
+def arch_driver(s: Snapshot, m):
+    version = s.driver.version.value
+    if not version:
+        raise Unknown("the driver version is unknown")
+    if s.gpus is None:
+        raise Unknown("the GPUs are unknown")
+    os_name = "windows" if (s.system.os.value or "linux") == "windows" else "linux"
+    judged = 0
+    for g in s.gpus:
+        cc = gpu_cc(g)
+        verdict = arch_driver_verdict(cc, version, os_name, m) if cc else None
+        if verdict is None:
+            continue
+        judged += 1
+        if verdict.ok:
+            continue
+        floor = (verdict.need or "").removeprefix("driver >= ")
+        too_old = verdict.need is not None and verdict.need.startswith("driver >=")
+        branch = max(RECOMMENDED_BRANCH, int(floor.split(".")[0])) if too_old and floor else RECOMMENDED_BRANCH
+        if not too_old:
+            branch = int("".join(ch for ch in (verdict.need or "") if ch.isdigit()) or RECOMMENDED_BRANCH)
+        text = (f"Upgrade the driver to >= {floor}: no CUDA build, however old, runs on {gpu_label(g)} "
+                "with this driver (minor-version compatibility covers the CUDA runtime, not the GPU)."
+                if too_old else
+                f"Install a driver of branch R{branch} (the last one for this GPU), or move the workload "
+                "to a newer GPU.")
+        yield arch_driver.rule.finding(
+            f"Driver {version} cannot run {gpu_label(g)}: {verdict.text}",
+            evidence=[gpu_evidence(g), ev("driver.version", s.driver.version),
+                      ev_value("arch_driver", verdict.need, verdict.source)],
+            fix=Fix(text, driver_install_commands(s, branch)),
+        )
+    if not judged:
+        raise Unknown("no GPU with a known compute capability and architecture row")

@@ -54,12 +54,14 @@ class Machine:
     framework: str = "torch"
     cpu: bool = False
     must_not: tuple[str, ...] = ()  # variants the choice must not be
+    l4t: str | None = None  # a Jetson's L4T release
     says: tuple[str, ...] = ()  # text the plan's reasons, warnings or needs must contain
 
     def target(self) -> Target:
         py = tuple(int(x) for x in self.python.split(".")) if self.python else None
         gpus = tuple(TargetGpu(compute_capability(cc), name) for name, cc in self.gpus)
-        return Target(os=self.os, arch=self.arch, python=py, driver=self.driver, gpus=gpus, cpu_only=self.cpu)
+        return Target(os=self.os, arch=self.arch, python=py, driver=self.driver, gpus=gpus, cpu_only=self.cpu,
+                      l4t=self.l4t)
 
 
 def M(id, gpus, driver, python, expect, why, **kw) -> Machine:  # noqa: N802 - a table constructor
@@ -84,6 +86,14 @@ TORCH = [
     M("k40-470-py39", [K40], "470.256.02", "3.9", None,
       "no torch wheel gpudoctor knows has sm_35 kernels (cu11x wheels start at sm_37)",
       says=("no torch build gpudoctor knows for linux-x86_64 has kernels",)),
+    # --- Old releases research code pins (torch 1.8-1.12, Linux x86_64) ---------------------------------------
+    M("k80-470-torch112", [K80], "470.256.02", "3.9", ("1.12.1", "cu102", PYPI),
+      "1.12's PyPI wheel is CUDA 10.2 with sm_37 (pytorch/builder release/1.12)", request="==1.12.1"),
+    M("v100-418-py38", [V100], "418.226.00", "3.8", ("1.8.1", "cu101", WHL),
+      "a CUDA 10.1 driver: 1.8 is the last series with cu101 wheels (-f torch_stable.html)",
+      says=("1.8.1 is the newest release that does",)),
+    M("rtx3090-455-torch19", [RTX3060], "455.32.00", "3.8", ("1.9.1", "cu111", WHL),
+      "sm_86 needs an 11.1 build; 455.32 is CUDA 11.1's driver", request="==1.9.1"),
     # --- Volta: cu128 re-added it in 2.8, dropped it again in 2.11; cu13x never had it ------------------------
     M("v100-575-py311", [V100], "575.57.08", "3.11", ("2.14.1", "cu126", WHL),
       "2.12+ ship only cu126 and cu13x; cu13x starts at sm_75", must_not=("cu130", "cu132")),
@@ -128,6 +138,19 @@ TORCH = [
     M("rtx5090-580-torch25", [RTX5090], "580.95.05", "3.12", None,
       "torch 2.5 predates Blackwell: no build of it has sm_120", request="==2.5.1",
       says=("sm_120 is supported from torch 2.7.0 on",)),
+    # --- The driver's own floor for an architecture (matrices/cuda.toml [[arch_driver]]) -------------------
+    M("rtx5090-560-py312", [RTX5090], "560.35.03", "3.12", None,
+      "R560 predates Blackwell: no build runs, whatever its CUDA (a cu126 or cu118 wheel would not help)",
+      says=("upgrade the driver to >= 570.26",)),
+    M("b200-565-py312", [B200], "565.57.01", "3.12", None, "B200 needs the CUDA 12.8 driver (570.26) or newer",
+      says=("upgrade the driver to >= 570.26",)),
+    M("b300-575-py312", [B300], "575.57.08", "3.12", None, "B300 (sm_103) needs the CUDA 13.0 driver",
+      says=("upgrade the driver to >= 580.65.06",)),
+    M("rtx4090-515-py310", [RTX4090], "515.105.01", "3.10", None, "Ada needs the CUDA 11.8 driver 520.61.05",
+      says=("upgrade the driver to >= 520.61.05",)),
+    M("gtx1080ti-590-py312", [GTX1080TI], "590.48.01", "3.12", None,
+      "R580 is the last branch for Pascal: driver 590 no longer runs a GTX 1080 Ti",
+      says=("R580 or older",)),
     # --- Mixed GPUs: every GPU must be covered ----------------------------------------------------------------
     M("mixed-61-89-580", [GTX1080TI, RTX4090], "580.95.05", "3.11", ("2.14.1", "cu126", WHL),
       "the Pascal card rules out cu13x"),
@@ -143,6 +166,9 @@ TORCH = [
       arch="aarch64"),
     M("thor-580-py312", [THOR], "580.95.05", "3.12", ("2.15.0", "cu132", PYPI), "aarch64 cu13x builds have sm_110",
       arch="aarch64"),
+    M("orin-jp62-py310", [("Jetson AGX Orin", "8.7")], "540.4.0", "3.10", None,
+      "Jetson: the aarch64 wheels of PyPI and download.pytorch.org are SBSA builds; NVIDIA's Jetson index it is",
+      arch="aarch64", l4t="36.4.3", says=("https://pypi.jetson-ai-lab.dev/jp6/cu126",)),
     M("t4g-570-py311", [T4G], "570.172.08", "3.11", ("2.8.0", "cu129", WHL),
       "aarch64 builds from 2.9 start at sm_80; 2.8's aarch64 arch list is not in the data (warned)",
       arch="aarch64", says=("is not in gpudoctor's data",)),
@@ -186,15 +212,20 @@ OTHERS = [
       framework="tensorflow", says=("pins nvidia-cudnn-cu12<9.11",)),
     M("tf-rtx5090-580-py312", [RTX5090], "580.95.05", "3.12", ("2.21.0", "and-cuda", PYPI),
       "no sm_120 SASS: runs through PTX JIT of compute_90", framework="tensorflow", says=("JIT-compiles",)),
-    M("tf-rtx5090-535-py311", [RTX5090], "535.247.01", "3.11", ("2.15.1", "and-cuda", PYPI),
-      "2.16+ PTX needs a CUDA 12.3+ driver; 2.15's compute_80 PTX (CUDA 12.2) JITs on 535",
-      framework="tensorflow"),
+    M("tf-rtx5090-535-py311", [RTX5090], "535.247.01", "3.11", None,
+      "R535 predates Blackwell: no TensorFlow build runs on an RTX 5090 until the driver is R570+",
+      framework="tensorflow", says=("upgrade the driver to >= 570.26",)),
     M("tf-win-rtx3060-py310", [RTX3060], "566.36", "3.10", ("2.10.1", "windows-native", PYPI),
       "native Windows GPU ended at 2.10", os="windows", framework="tensorflow"),
     M("tf-win-rtx3060-py312", [RTX3060], "566.36", "3.12", None, "2.10 needs Python <= 3.10",
       os="windows", framework="tensorflow", says=("WSL2",)),
     M("tf-aarch64", [GH200], "580.95.05", "3.12", None, "no TensorFlow GPU wheels for aarch64",
       arch="aarch64", framework="tensorflow"),
+    M("tf115-v100-418-py37", [V100], "418.226.00", "3.7", ("1.15", "system-cuda", PYPI),
+      "TF 1.15's GPU build is the tensorflow-gpu package, CUDA 10.0 (tensorflow.org tested configurations)",
+      framework="tensorflow", request="==1.15.*", says=("tensorflow-gpu",)),
+    M("tf23-gtx1080ti-440-py38", [GTX1080TI], "440.100", "3.8", ("2.3", "system-cuda", PYPI),
+      "2.3 is the newest TF for a CUDA 10.2-era driver: CUDA 10.1, cuDNN 7.6", framework="tensorflow"),
     M("jax-h100-580-py312", [H100], "580.95.05", "3.12", ("0.12.0.1", "cuda13", PYPI), "cuda13 needs 580 and sm_75",
       framework="jax"),
     M("jax-a100-535-py312", [A100], "535.247.01", "3.12", ("0.12.0.1", "cuda12", PYPI), "535: CUDA 12 plugin",
@@ -204,6 +235,12 @@ OTHERS = [
       says=("pins nvidia-cudnn-cu12<9.11",)),
     M("jax-windows", [RTX4090], "581.57", "3.12", None, "no native Windows GPU wheels", os="windows",
       framework="jax", says=("WSL2",)),
+    M("jax-t4-470-py39", [T4], "470.256.02", "3.9", ("0.4.25", "cuda11_pip", PYPI),
+      "a CUDA 11 driver: jax 0.4.25 is the last with CUDA 11 wheels (jaxlib 0.4.26 dropped 11.8)", framework="jax",
+      says=("jax_cuda_releases.html",)),
+    M("cupy-k80-440", [K80], "440.100", "3.8", ("12.3.0", "cupy-cuda102", PYPI),
+      "a CUDA 10.2 driver: the per-version cupy-cuda102 wheel (no [ctk]: local CUDA 10.2)", framework="cupy",
+      says=("no [ctk] extra",)),
     M("cupy-gtx1080ti-580", [GTX1080TI], "580.95.05", "3.12", ("14.2.0", "cupy-cuda12x", PYPI),
       "NVRTC 13 cannot target sm_61", framework="cupy"),
     M("cupy-rtx4090-580", [RTX4090], "580.95.05", "3.12", ("14.2.0", "cupy-cuda13x", PYPI), "CUDA 13 works",

@@ -61,7 +61,7 @@ def test_text_output_shows_commands_and_why():
 
 
 @pytest.mark.parametrize("args, message", [
-    (["torch", "--gpu", "GTX 10"], "close matches: GeForce GTX 1080, GeForce GTX 1080 Ti"),
+    (["torch", "--gpu", "GTX 10"], "similar names (not the same GPU): GeForce GTX 1080, GeForce GTX 1080 Ti"),
     (["torch", "--gpu", "Voodoo 5"], "unknown GPU 'Voodoo 5'"),
     (["torch", "--sm", "x"], "bad compute capability"),
     (["torch", "--driver", "abc"], "bad driver version"),

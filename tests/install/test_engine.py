@@ -248,8 +248,8 @@ def test_jax_version_range_request():
 
 
 def test_cupy_follows_nvrtc_targets_and_driver():
-    m = make(cupy=[r.CupyPackage(package="cupy-cuda13x", cuda_major=13, source=SRC, cuda_min="13.0"),
-                   r.CupyPackage(package="cupy-cuda12x", cuda_major=12, source=SRC, cuda_min="12.0")])
+    m = make(cupy=[r.CupyPackage(package="cupy-cuda13x", cuda_major=13, source=SRC, cuda_min="13.0", ctk_extra_from="14.0.0"),
+                   r.CupyPackage(package="cupy-cuda12x", cuda_major=12, source=SRC, cuda_min="12.0", ctk_extra_from="14.0.0")])
     assert picked(choose(m, machine("8.9"), fw="cupy"))[1] == "cupy-cuda13x"
     pascal = choose(m, machine("6.1"), fw="cupy")
     assert picked(pascal)[1] == "cupy-cuda12x"
@@ -279,7 +279,11 @@ def test_pypi_default_row_is_a_plain_pin_and_preferred():
     assert plan.install.index_url == "https://pypi.org/simple"
     (alt,) = plan.alternatives
     assert alt.index_url.startswith("https://download.pytorch.org/") and "PyPI default" in alt.reason
-    assert any("--force-reinstall" in w for w in plan.warnings)
+    # A described machine has no installed build to collide with; this machine may.
+    assert not any("--force-reinstall" in w for w in plan.warnings)
+    from dataclasses import replace
+    here = choose(_pypi_and_index(), replace(machine("8.9"), origin="this machine"))
+    assert any("--force-reinstall" in w for w in here.warnings)
 
 
 def test_pypi_and_index_builds_are_judged_separately():

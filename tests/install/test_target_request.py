@@ -50,7 +50,28 @@ def test_gpu_ambiguous_or_unknown_lists_close_matches(gpus_m):
     with pytest.raises(TargetError) as exc:
         resolve_gpu("RTX 409", gpus_m)
     assert set(exc.value.choices) >= {"GeForce RTX 4090", "GeForce RTX 4090 D"}
-    assert "close matches" in str(exc.value)
+    assert "similar names (not the same GPU)" in str(exc.value)
+
+
+def test_a_short_name_of_models_sharing_one_cc_is_accepted(gpus_m):
+    # 'RTX 4090' names the 4090 row exactly; 'GTX 1080' likewise; 'GTX 10' matches no word.
+    assert resolve_gpu("RTX 4090", gpus_m).name == "GeForce RTX 4090"
+    with pytest.raises(TargetError):
+        resolve_gpu("GTX 10", gpus_m)
+
+
+@pytest.mark.parametrize("name, cc", [("H100", "9.0"), ("A100", "8.0"), ("Tesla P100", "6.0"), ("B200", "10.0"),
+                                      ("Quadro P1000", "6.1"), ("GeForce RTX 3080 Laptop GPU", "8.6")])
+def test_shipped_short_and_family_names_resolve_to_their_cc(name, cc):
+    from gpudoctor.matrices import load_matrices
+    assert str(resolve_gpu(name, load_matrices(overlay=None)).cc) == cc
+
+
+@pytest.mark.parametrize("name", ["MI300X", "Radeon RX 7900 XTX", "Arc A770", "RTX 6000"])
+def test_unknown_or_ambiguous_names_are_refused(name):
+    from gpudoctor.matrices import load_matrices
+    with pytest.raises(TargetError):
+        resolve_gpu(name, load_matrices(overlay=None))
 
 
 def test_options_build_a_described_machine(gpus_m):
