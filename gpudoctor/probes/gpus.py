@@ -184,9 +184,11 @@ def _from_smi(row: dict[str, str | None], position: int) -> Gpu:
     def num(key: str) -> int | None:
         value = row.get(key)
         try:
-            return int(float(value)) if value is not None else None
+            number = float(value) if value is not None else None
         except ValueError:
             return None
+        # nan, inf and negative counts are garbage, not facts
+        return int(number) if number is not None and 0 <= number < 1e15 else None
 
     def flag(key: str) -> bool | None:
         value = (row.get(key) or "").lower()
