@@ -99,16 +99,17 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _open(path: str, name: str) -> tuple[BinaryIO, int | None]:
+def _open(path: str, name: str, stdin_ok: bool = True) -> tuple[BinaryIO, int | None]:
     """An open regular file (or stdin for '-') and its size when known."""
-    if path == "-":
+    if path == "-" and stdin_ok:
         return sys.stdin.buffer, None
+    hint = ", or - to read stdin" if stdin_ok else ""
     try:
         st = os.stat(path)
     except OSError as exc:
         raise InputError(f"cannot read {name}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(st.st_mode):
-        raise InputError(f"{name} is {_kind(st.st_mode)}: give a regular file, or - to read stdin")
+        raise InputError(f"{name} is {_kind(st.st_mode)}: give a regular file{hint}")
     try:
         # O_NONBLOCK: should the path be swapped for a FIFO between stat and open, open must not block.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -116,7 +117,7 @@ def _open(path: str, name: str) -> tuple[BinaryIO, int | None]:
         raise InputError(f"cannot read {name}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise InputError(f"{name} is not a regular file: give a regular file, or - to read stdin")
+        raise InputError(f"{name} is not a regular file: give a regular file{hint}")
     return os.fdopen(fd, "rb"), st.st_size
 
 
@@ -156,10 +157,11 @@ class _Reader:
             raise InputError(f"cannot read {self.name}: {exc.strerror or exc}") from None
 
 
-def read_bytes(path: str, *, limit: int, name: str | None = None, timeout: float = READ_TIMEOUT_S) -> bytes:
-    """The whole of `path` (or stdin for '-'), at most `limit` bytes; InputError otherwise."""
+def read_bytes(path: str, *, limit: int, name: str | None = None, timeout: float = READ_TIMEOUT_S,
+               stdin_ok: bool = True) -> bytes:
+    """The whole of `path` (or stdin for '-' when `stdin_ok`), at most `limit` bytes; InputError otherwise."""
     name = name or ("stdin" if path == "-" else path)
-    fh, size = _open(path, name)
+    fh, size = _open(path, name, stdin_ok)
     if size is not None and size > limit:
         fh.close()
         raise _too_large(name, size, limit)
@@ -179,15 +181,16 @@ def read_bytes(path: str, *, limit: int, name: str | None = None, timeout: float
                 raise _too_large(name, None, limit)
             parts.append(data)
     finally:
-        if path != "-":
+        if fh is not sys.stdin.buffer:
             fh.close()
     return b"".join(parts)
 
 
-def read_text(path: str, *, limit: int, name: str | None = None, timeout: float = READ_TIMEOUT_S) -> str:
+def read_text(path: str, *, limit: int, name: str | None = None, timeout: float = READ_TIMEOUT_S,
+              stdin_ok: bool = True) -> str:
     """`read_bytes` decoded as UTF-8; binary input is refused with one line."""
     name = name or ("stdin" if path == "-" else path)
-    data = read_bytes(path, limit=limit, name=name, timeout=timeout)
+    data = read_bytes(path, limit=limit, name=name, timeout=timeout, stdin_ok=stdin_ok)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
