@@ -47,9 +47,22 @@ def probe(python: str | None, deep: bool, quiet: bool = False) -> Snapshot:
 
     progress = None if quiet or not sys.stderr.isatty() else (lambda msg: click.echo(f"  {msg}…", err=True))
     try:
-        return collect(RealHost(), python=python, deep=deep, progress=progress)
+        snap = collect(RealHost(), python=python, deep=deep, progress=progress)
     except TargetPythonError as exc:
         raise InputError(str(exc)) from None
+    say_which_environment(snap)
+    return snap
+
+
+def say_which_environment(snap: Snapshot) -> None:
+    """When the active environment was judged instead of gpudoctor's own (a
+    pipx or uv-tool install), the first line says so (stderr: JSON stays JSON)."""
+    from gpudoctor.probes.target import ACTIVE_MARK
+
+    exe = snap.system.python_executable
+    if ACTIVE_MARK in (exe.source or ""):
+        why = exe.source.split("(", 1)[-1].rstrip(")")
+        click.echo(f"gpudoctor: judging {exe.value}: {why}; --python PATH judges another", err=True)
 
 
 def python_option(f):
