@@ -58,6 +58,9 @@ def _with_debug(cmd: click.Command) -> click.Command:
     """Every command takes --debug. Commands that pass it on (check, diagnose,
     install: rule crashes re-raised) declare it; the others get it here, and
     main() reads it from the command line."""
+    if isinstance(cmd, click.Group):  # `matrix cuda 12.8 --debug`
+        for sub in cmd.commands.values():
+            _with_debug(sub)
     existing = next((p for p in cmd.params if p.name == "debug"), None)
     if existing is None:
         cmd.params.append(click.Option(["--debug"], is_flag=True, expose_value=False, help=DEBUG_HELP))
