@@ -101,7 +101,12 @@ def test_a_mutated_snapshot_is_refused_or_judged_without_a_crash(text):
         return
     report = judge(snapshot, MATRICES, debug=True)  # debug: a crashing rule raises here
     _render_all(report)
-    from gpudoctor.install import TargetError, parse_request, plan_install, target_from_snapshot
+    from gpudoctor.install import (
+        TargetError,
+        parse_request,
+        plan_install,
+        target_from_snapshot,
+    )
 
     try:
         target = target_from_snapshot(snapshot, MATRICES)

@@ -75,7 +75,7 @@ def test_a_redacted_report_replays_to_the_same_findings(tmp_path, host):
     assert res.exit_code == 0
     assert "alice" not in res.stdout and "carol" not in res.stdout
     assert "gpu-box-03" not in res.stdout
-    raw = re.search(r"```json\n(.*?)\n```", res.stdout, re.S).group(1)
+    raw = re.search(r"```json\n(.*?)\n```", res.stdout, re.DOTALL).group(1)
     Snapshot.from_dict(json.loads(raw))  # still a valid snapshot
     replay = tmp_path / "replay.json"
     replay.write_text(raw)

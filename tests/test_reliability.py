@@ -155,9 +155,10 @@ def test_more_gpus_than_a_machine_holds_are_not_believed():
 
 
 def test_a_probe_of_garbage_nvidia_smi_reports_no_probe_error():
+    from probe_builders import Machine
+
     from gpudoctor.probes import collect
     from gpudoctor.probes.smi import BASIC_FIELDS, FIELDS, _argv
-    from probe_builders import Machine
 
     m = Machine()
     m.host.executables["nvidia-smi"] = "/usr/bin/nvidia-smi"
