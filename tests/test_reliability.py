@@ -274,3 +274,15 @@ def test_the_active_environment_is_interrogated_and_named():
     host.commands.append(FakeCommand(["/home/u/proj/.venv/bin/python", TARGET_SCRIPT], stdout=json.dumps(info)))
     target = interrogate(host)
     assert target.executable == "/home/u/proj/.venv/bin/python" and "the active environment" in target.source
+
+
+def test_an_nvml_gpu_count_no_machine_has_is_capped():
+    from fakes import FakeNvml
+
+    from gpudoctor.host import NvmlError
+    from gpudoctor.probes.gpus import _from_nvml
+
+    port = FakeNvml({"nvmlDeviceGetCount": 10**9, "nvmlDeviceGetHandleByIndex": NvmlError("Unknown")})
+    assert len(_from_nvml(None, port)) == smi.MAX_GPUS
+    port = FakeNvml({"nvmlDeviceGetCount": -3})
+    assert _from_nvml(None, port)[0].index == -1

@@ -113,7 +113,9 @@ def _from_nvml(ctx: Context, port: NvmlPort) -> tuple[Gpu, ...]:
     except NvmlError as exc:
         return (Gpu(index=-1, name="unknown", errors=(f"nvmlDeviceGetCount: {exc.name}",)),)
     gpus = []
-    for index in range(int(count)):
+    if not isinstance(count, int) or count < 0:
+        return (Gpu(index=-1, name="unknown", errors=(f"nvmlDeviceGetCount: answered {str(count)[:40]!r}",)),)
+    for index in range(min(count, smi.MAX_GPUS)):  # no machine has more; a broken NVML must not loop for ever
         try:
             handle = port.call("nvmlDeviceGetHandleByIndex", index)
         except NvmlError as exc:
