@@ -286,3 +286,12 @@ def test_an_nvml_gpu_count_no_machine_has_is_capped():
     assert len(_from_nvml(None, port)) == smi.MAX_GPUS
     port = FakeNvml({"nvmlDeviceGetCount": -3})
     assert _from_nvml(None, port)[0].index == -1
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-5.0"])
+def test_a_price_table_with_non_finite_or_negative_numbers_is_refused(tmp_path, value):
+    path = tmp_path / "prices.toml"
+    path.write_text(f'[[rent]]\ngpu = "H100 SXM 80GB"\ntier = "on-demand"\nprovider = "x"\nusd_per_hour = {value}\n'
+                    'date = "2026-01-01"\nsource = "test"\n')
+    res = CliRunner().invoke(cli, ["plan", "llama3-8b", "--prices", str(path)])
+    assert res.exit_code == 2 and "usd_per_hour" in res.stderr, res.output

@@ -109,5 +109,25 @@ def check_config(path: str) -> dict[str, Any]:
 
 
 def check_prices_file(path: str) -> None:
-    """A price table must be a readable, regular, UTF-8 file under the size cap."""
-    read_text(path, limit=PRICES_LIMIT, name=f"--prices {path}", stdin_ok=False)
+    """A price table must be a readable, regular, UTF-8 file under the size
+    cap, and its numbers finite and not negative (TOML allows nan and inf).
+    Its schema is the price loader's to check."""
+    text = read_text(path, limit=PRICES_LIMIT, name=f"--prices {path}", stdin_ok=False)
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return  # the loader reports the syntax error, with its position
+    stack: list[tuple[str, Any]] = [("", doc)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend((f"{where}.{k}" if where else str(k), v) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(item))
+        elif isinstance(item, (int, float)) and not isinstance(item, bool) and not (
+                math.isfinite(item) and item >= 0):
+            raise OptionError(f"--prices {path}: {where} is {item}; prices are finite and not negative")
