@@ -113,19 +113,22 @@ def mutate_snapshot(rnd: random.Random, seeds: list[dict]) -> str:
         parent = data
         for part in path[:-1]:
             parent = parent[part]
-        key, op = path[-1], rnd.randrange(6)
-        if op == 0 and isinstance(parent, dict):
+        key, op, cur = path[-1], rnd.randrange(20), parent[path[-1]]
+        if op < 9:  # a value of the same type: the schema accepts it, the rules must cope
+            same = [w for w in WEIRD if type(w) is type(cur) and not isinstance(w, (list, dict))]
+            parent[key] = copy.deepcopy(rnd.choice(same)) if same else cur
+        elif op < 11 and isinstance(parent, dict):
             del parent[key]
-        elif op == 1 and isinstance(parent, dict):
+        elif op == 11 and isinstance(parent, dict):
             parent[f"unknown_{rnd.randrange(100)}"] = rnd.choice(WEIRD)
-        elif op == 2 and isinstance(parent[key], list) and parent[key]:
-            parent[key] = parent[key] * 300
-        elif op == 3:
+        elif op < 15 and isinstance(cur, list) and cur:
+            parent[key] = cur * 300
+        elif op == 15:
             parent[key] = "[" * rnd.choice((10, 100, 5000)) + "]" * 10
         else:
             parent[key] = copy.deepcopy(rnd.choice(WEIRD))
     text = json.dumps(data)
-    if rnd.random() < 0.2:  # raw byte edits: a truncated or corrupted file
+    if rnd.random() < 0.05:  # raw byte edits: a truncated or corrupted file
         b = bytearray(text.encode())
         for _ in range(rnd.randint(1, 5)):
             b[rnd.randrange(len(b))] = rnd.randrange(256)
@@ -136,7 +139,7 @@ def mutate_snapshot(rnd: random.Random, seeds: list[dict]) -> str:
 
 
 def _render(report) -> None:
-    console = Console(file=io.StringIO(), width=100)
+    console = Console(file=io.StringIO(), width=100, highlight=False)  # as stdout_console() makes it
     render_text(report, console, verbose=True)
     render_markdown(report)
     dumps(report_data(report, "check", False))
@@ -199,8 +202,10 @@ def run_plan(rnd, runner) -> None:
     args = ["plan", "--json", rnd.choice(["llama3-8b", "gpt2", "bert-base", "vit-b16", "mistral-7b"])]
     if rnd.random() < 0.3:
         args.append("--inference")
-    for _ in range(rnd.randint(1, 4)):
-        args += [rnd.choice(PLAN_OPTIONS), rnd.choice(PLAN_VALUES + [str(rnd.randint(-10**6, 10**12))])]
+    for _ in range(rnd.randint(0, 3)):
+        value = rnd.choice(PLAN_VALUES + [str(rnd.randint(-10**6, 10**12))]) if rnd.random() < 0.5 else \
+            rnd.choice(["1", "2", "4", "8", "16", "512", "2048"])
+        args += [rnd.choice(PLAN_OPTIONS), value]
     res = runner.invoke(cli, args)
     if res.exit_code not in (0, 1, 2) or (res.exit_code == 2 and len(res.stderr.strip().splitlines()) != 1):
         raise AssertionError(f"plan {args}: exit {res.exit_code}: {res.output[-300:]}") from res.exception
@@ -215,7 +220,7 @@ def run_file(rnd, tmp: Path) -> None:
     elif kind == 1:
         path.write_text("[" * rnd.randint(1, 100_000) + "]" * rnd.randint(0, 10))
     else:
-        path.write_text(json.dumps({"n": 1}).replace("1", "9" * rnd.randint(1, 10_000)))
+        path.write_text(json.dumps({"n": 1}).replace("1", "9" * rnd.choice((rnd.randint(1, 40), rnd.randint(41, 10_000)))))
     try:
         parse_json(read_text(str(path), limit=1 << 20), str(path))
     except InputError:
@@ -262,8 +267,9 @@ def main() -> None:
                 outcome = fn()
                 if outcome:
                     counts[f"{name} {outcome}"] += 1
-            except Hang:
+            except Hang as exc:
                 hangs[name] += 1
+                first_error.setdefault(f"{name}: hang", "".join(traceback.format_exception(exc))[-2500:])
             except Exception as exc:  # noqa: BLE001 - counting them is the point
                 key = f"{name}: {type(exc).__name__}"
                 uncaught[key] += 1

@@ -84,7 +84,7 @@ def mutated_snapshots(draw) -> str:
 
 
 def _render_all(report) -> None:
-    console = Console(file=io.StringIO(), width=100)
+    console = Console(file=io.StringIO(), width=100, highlight=False)  # as stdout_console() makes it
     render_text(report, console, verbose=True)
     render_markdown(report)
     dumps(report_data(report, "check", False))
