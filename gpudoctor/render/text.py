@@ -101,7 +101,7 @@ def _facts(s: Snapshot, console: Console, verbose: bool) -> None:
             parts.append(f"archs {_v(fw.arch_list)}")
         _row(console, "Frameworks" if i == 0 else "", escape(" · ".join(parts)) + _src(fw.arch_list, verbose))
     for pe in s.probe_errors:
-        _row(console, "Probe err", f"[red]{escape(pe.probe)}[/]: {escape(pe.error)}")
+        _row(console, "Probe", f"[red]{escape(pe.probe)} failed[/]: {escape(pe.error)}")
 
 
 def _list(console: Console, label: str, items, fmt, verbose: bool) -> None:
