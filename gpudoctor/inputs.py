@@ -76,7 +76,7 @@ class Window:
             parts.append(f"{_mb(self.skipped_bytes)} MB in the middle of {name} were not read (bytes "
                          f"{len(self.head):,}-{len(self.head) + self.skipped_bytes:,}, lines "
                          f"{self.skipped_from_line:,}-{self.skipped_to_line:,} of {_mb(self.total_bytes)} MB); "
-                         f"the first {_mb(len(self.head))} MB and the last {_mb(len(self.tail))} MB were")
+                         f"the first {_mb(len(self.head))} MB and the last {_mb(len(self.tail))} MB were read")
         if self.stopped:
             parts.append(f"reading {name} stopped: {self.stopped}; what came after was not read")
         return "; ".join(parts)
