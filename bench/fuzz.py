@@ -81,6 +81,12 @@ def _alarm(signum, frame):
     raise Hang
 
 
+def _where(exc: BaseException) -> str:
+    """The innermost gpudoctor frame of a traceback: where it broke or hung."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "/gpudoctor/" in f.filename]
+    return f"{frames[-1].filename.split('/gpudoctor/')[-1]}:{frames[-1].lineno}" if frames else "?"
+
+
 def _seeds() -> list[dict]:
     out = []
     for path in sorted((TESTS / "rules").glob("GD*/*.json")):
@@ -268,10 +274,10 @@ def main() -> None:
                 if outcome:
                     counts[f"{name} {outcome}"] += 1
             except Hang as exc:
-                hangs[name] += 1
+                hangs[f"{name} at {_where(exc)}"] += 1
                 first_error.setdefault(f"{name}: hang", "".join(traceback.format_exception(exc))[-2500:])
             except Exception as exc:  # noqa: BLE001 - counting them is the point
-                key = f"{name}: {type(exc).__name__}"
+                key = f"{name}: {type(exc).__name__} at {_where(exc)}"
                 uncaught[key] += 1
                 first_error.setdefault(key, "".join(traceback.format_exception(exc))[-1500:])
             finally:
