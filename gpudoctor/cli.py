@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import signal
 import sys
+import traceback
 
 import click
 
@@ -40,6 +42,35 @@ class InputError(click.ClickException):
         click.echo(f"gpudoctor: error: {self.format_message()}", err=True)
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived. A BaseException, like KeyboardInterrupt, so no
+    `except Exception` swallows it on its way out, and every running child's
+    process group is killed on the way (gpudoctor.host.run_command)."""
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise Terminated
+
+
+DEBUG_HELP = "On an internal error, print the traceback (for a bug report)."
+
+
+def _with_debug(cmd: click.Command) -> click.Command:
+    """Every command takes --debug. Commands that pass it on (check, diagnose,
+    install: rule crashes re-raised) declare it; the others get it here, and
+    main() reads it from the command line."""
+    if isinstance(cmd, click.Group):  # `matrix cuda 12.8 --debug`
+        for sub in cmd.commands.values():
+            _with_debug(sub)
+    existing = next((p for p in cmd.params if p.name == "debug"), None)
+    if existing is None:
+        cmd.params.append(click.Option(["--debug"], is_flag=True, expose_value=False, help=DEBUG_HELP))
+    else:
+        existing.hidden = False
+        existing.help = existing.help or DEBUG_HELP
+    return cmd
+
+
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [name for name, (mod, _, _) in COMMANDS.items() if importlib.util.find_spec(mod)]
@@ -55,7 +86,7 @@ class LazyGroup(click.Group):
             if exc.name == module_name:
                 return None
             raise
-        return getattr(module, attr)
+        return _with_debug(getattr(module, attr))
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
@@ -75,11 +106,17 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if _main_thread() else None
     try:
-        rc = cli.main(args=argv, prog_name="gpudoctor", standalone_mode=False)
-    except click.exceptions.Abort:
+        rc = cli.main(args=args, prog_name="gpudoctor", standalone_mode=False)
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("Aborted.", err=True)
         sys.exit(130)
+    except Terminated:
+        click.echo("Terminated.", err=True)
+        sys.exit(143)
     except click.ClickException as exc:
         exc.show()
         sys.exit(ExitCode.USAGE if exc.exit_code == 2 else exc.exit_code)
@@ -88,9 +125,19 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         sys.exit(0)
     except Exception as exc:  # noqa: BLE001 - last line of defence: no tracebacks for users
-        if "--debug" in (argv or sys.argv):
-            raise
-        click.echo(f"gpudoctor: internal error: {type(exc).__name__}: {exc}", err=True)
-        click.echo("This is a bug in gpudoctor; rerun with --debug for the traceback.", err=True)
+        if debug:
+            traceback.print_exc()
+        else:
+            click.echo(f"gpudoctor: internal error: {type(exc).__name__}: {str(exc)[:300]}", err=True)
+            click.echo("This is a bug in gpudoctor; rerun with --debug for the traceback.", err=True)
         sys.exit(ExitCode.INTERNAL)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     sys.exit(int(rc) if isinstance(rc, int) else 0)
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()

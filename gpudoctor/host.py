@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -111,7 +112,14 @@ class Host(Protocol):
         ...
 
 
-def _kill_group(proc: subprocess.Popen[str]) -> None:
+# What one command may print, per stream. The largest honest answer gpudoctor
+# asks for (a target's sys.path, nvidia-smi for 8 GPUs, an import's error) is
+# a few KB; a command that prints more is stopped, and its answer is not used.
+MAX_OUTPUT_BYTES = 4 * 1024 * 1024
+_PIPE_CHUNK = 65536
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, OSError):
@@ -121,12 +129,57 @@ def _kill_group(proc: subprocess.Popen[str]) -> None:
             pass
 
 
-def run_command(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
-                stdin: str | None = None) -> CommandResult:
-    """Run argv (never through a shell) with a hard timeout.
+class _Drain(threading.Thread):
+    """Reads one pipe to its end, keeping at most `limit` bytes; sets `full`
+    (and stops reading) when the command printed more."""
 
-    The child gets its own process group so a hung tool and everything it
-    spawned is killed at the deadline; output read so far is kept.
+    def __init__(self, pipe: BinaryIO, limit: int, full: threading.Event) -> None:
+        super().__init__(daemon=True)
+        self.pipe, self.limit, self.full = pipe, limit, full
+        self.parts: list[bytes] = []
+        self.size = 0
+
+    def run(self) -> None:
+        try:
+            while True:
+                data = self.pipe.read1(_PIPE_CHUNK)  # type: ignore[attr-defined]
+                if not data:
+                    return
+                self.parts.append(data[: max(0, self.limit - self.size)])
+                self.size += len(data)
+                if self.size > self.limit:
+                    self.full.set()
+                    return
+        except (OSError, ValueError):
+            return
+
+    def text(self) -> str:
+        # As text=True would have it: universal newlines, undecodable bytes replaced.
+        text = b"".join(self.parts).decode("utf-8", errors="replace")
+        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def _feed(pipe: BinaryIO, data: bytes) -> None:
+    try:
+        pipe.write(data)
+    except (BrokenPipeError, OSError, ValueError):
+        pass  # the child stopped reading: its exit status tells the rest
+    finally:
+        try:
+            pipe.close()
+        except OSError:
+            pass
+
+
+def run_command(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
+                stdin: str | None = None, max_output: int = MAX_OUTPUT_BYTES) -> CommandResult:
+    """Run argv (never through a shell) with a hard timeout and capped output.
+
+    The child gets its own process group, so a hung tool and everything it
+    spawned is killed at once: at the deadline, when it prints more than
+    `max_output` bytes on a stream, and when gpudoctor itself is interrupted
+    (Ctrl-C, SIGTERM: the exception is re-raised once the group is dead).
+    Output read so far is kept.
     """
     argv = tuple(str(a) for a in argv)
     start = time.monotonic()
@@ -136,8 +189,6 @@ def run_command(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            text=True,
-            errors="replace",
             env=dict(env) if env is not None else None,
             start_new_session=True,
         )
@@ -145,17 +196,60 @@ def run_command(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
         return CommandResult(argv, None, error="not found")
     except OSError as exc:
         return CommandResult(argv, None, error=f"{type(exc).__name__}: {exc.strerror or exc}")
+    full = threading.Event()
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = _Drain(proc.stdout, max_output, full), _Drain(proc.stderr, max_output, full)
+    threads: list[threading.Thread] = [out, err]
+    if stdin is not None:
+        assert proc.stdin is not None
+        threads.append(threading.Thread(target=_feed, args=(proc.stdin, stdin.encode()), daemon=True))
+    deadline = start + timeout
+    timed_out = False
     try:
-        out, err = proc.communicate(input=stdin, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        for t in threads:
+            t.start()
+        while not full.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            try:
+                proc.wait(timeout=min(left, 0.05))  # returns as soon as the child exits
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        if timed_out or full.is_set():
+            _kill_group(proc)
+        for t in (out, err):
+            t.join(max(0.1, deadline - time.monotonic()) if not (timed_out or full.is_set()) else 2)
+        if out.is_alive() or err.is_alive():  # a grandchild holds the pipe open past the deadline
+            timed_out = not full.is_set()
+            _kill_group(proc)
+    except BaseException:
+        _kill_group(proc)  # Ctrl-C or SIGTERM: the child must not outlive gpudoctor
+        raise
+    finally:
+        _reap(proc)
+    duration = time.monotonic() - start
+    if full.is_set():
+        return CommandResult(argv, None, out.text(), err.text(), duration_s=duration,
+                             error=f"printed more than {max_output // (1024 * 1024)} MB; stopped")
+    if timed_out:
+        return CommandResult(argv, None, out.text(), err.text(), timed_out=True, duration_s=duration)
+    return CommandResult(argv, proc.returncode, out.text(), err.text(), duration_s=duration)
+
+
+def _reap(proc: subprocess.Popen) -> None:
+    for pipe in (proc.stdout, proc.stderr, proc.stdin):
         try:
-            out, err = proc.communicate(timeout=2)
-        except subprocess.TimeoutExpired:
-            out, err = "", ""
-        return CommandResult(argv, None, out or "", err or "", timed_out=True,
-                             duration_s=time.monotonic() - start)
-    return CommandResult(argv, proc.returncode, out, err, duration_s=time.monotonic() - start)
+            if pipe is not None:
+                pipe.close()
+        except OSError:
+            pass
+    try:  # a process stuck in the kernel (D state) may never be reaped: do not wait for it
+        proc.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 class RealNvml:

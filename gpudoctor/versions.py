@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-_NUMS = re.compile(r"^\s*v?(\d+(?:\.\d+)*)")
+# At most 12 digits a field: a longer run is junk (and int() refuses 4,300 digits).
+_NUMS = re.compile(r"^\s*v?(\d{1,12}(?:\.\d{1,12})*)(?!\d)")
 
 
 def parse_numeric(text: str | None) -> tuple[int, ...] | None:

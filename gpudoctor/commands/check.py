@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -17,29 +16,25 @@ PRECISIONS = ("tf32", "bf16", "fp8")
 
 
 def load_snapshot_file(path: str) -> Snapshot:
-    """Read a snapshot (or a whole `check --json` report) back; UsageError on bad input."""
-    try:
-        with open(path, encoding="utf-8") if path != "-" else sys.stdin as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path} is not valid JSON: {exc}") from None
+    """Read a snapshot (or a whole `check --json` report) back; InputError on bad input."""
     from dataclasses import replace
-    return replace(snapshot_from_json(text, path), origin="file")
+
+    from gpudoctor.inputs import SNAPSHOT_LIMIT, read_text
+
+    text = read_text(path, limit=SNAPSHOT_LIMIT)
+    return replace(snapshot_from_json(text, "stdin" if path == "-" else path), origin="file")
 
 
 def snapshot_from_json(text: str, name: str) -> Snapshot:
     """A snapshot from JSON text: a bare snapshot or a whole report. One-line
     InputError (exit 2) when it is not valid JSON or not a gpudoctor snapshot."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{name} is not valid JSON: {exc}") from None
+    from gpudoctor.inputs import parse_json
+
+    data = parse_json(text, name)
     if isinstance(data, dict) and "snapshot" in data and "findings" in data:
         data = data["snapshot"]  # a whole report: take its snapshot
     if isinstance(data, dict) and data.get("schema_version", 1) != 1:
-        raise InputError(f"{name}: snapshot schema_version {data.get('schema_version')!r} is not supported")
+        raise InputError(f"{name}: snapshot schema_version {repr(data.get('schema_version'))[:40]} is not supported")
     try:
         return Snapshot.from_dict(data)
     except DataError as exc:
@@ -52,9 +47,22 @@ def probe(python: str | None, deep: bool, quiet: bool = False) -> Snapshot:
 
     progress = None if quiet or not sys.stderr.isatty() else (lambda msg: click.echo(f"  {msg}…", err=True))
     try:
-        return collect(RealHost(), python=python, deep=deep, progress=progress)
+        snap = collect(RealHost(), python=python, deep=deep, progress=progress)
     except TargetPythonError as exc:
         raise InputError(str(exc)) from None
+    say_which_environment(snap)
+    return snap
+
+
+def say_which_environment(snap: Snapshot) -> None:
+    """When the active environment was judged instead of gpudoctor's own (a
+    pipx or uv-tool install), the first line says so (stderr: JSON stays JSON)."""
+    from gpudoctor.probes.target import ACTIVE_MARK
+
+    exe = snap.system.python_executable
+    if ACTIVE_MARK in (exe.source or ""):
+        why = exe.source.split("(", 1)[-1].rstrip(")")
+        click.echo(f"gpudoctor: judging {exe.value}: {why}; --python PATH judges another", err=True)
 
 
 def python_option(f):

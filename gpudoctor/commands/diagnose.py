@@ -15,17 +15,11 @@ import click
 from gpudoctor.cli import InputError
 
 FORMATS = ("text", "json", "markdown", "github", "junit", "oneline")
-MAX_BYTES = 64 * 1024 * 1024
-
-
-def _read_input(path: str) -> bytes:
-    try:
-        if path == "-":
-            return sys.stdin.buffer.read(MAX_BYTES)
-        with open(path, "rb") as fh:
-            return fh.read(MAX_BYTES)
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+# The input is streamed: its first HEAD_BYTES and last TAIL_BYTES are parsed
+# (an environment report is usually at the start of a log, the error at its
+# end), and what lies between is counted and reported, never silently dropped.
+HEAD_BYTES = 48 * 1024 * 1024
+TAIL_BYTES = 16 * 1024 * 1024
 
 
 _OWN_KEYS = (b'"schema_version"', b'"gpudoctor_version"', b'"snapshot"')
@@ -49,8 +43,9 @@ def looks_like_gpudoctor_json(data: bytes) -> bool:
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
 @click.option("-v", "--verbose", is_flag=True, help="Show evidence and fixes for info findings.")
+@click.option("--redact", is_flag=True, help="Remove hostnames, user names, GPU UUIDs/serials, IP and MAC addresses.")
 @click.option("--debug", is_flag=True, hidden=True)
-def diagnose(file, error_text, error_file, fmt, as_json, strict, verbose, debug):
+def diagnose(file, error_text, error_file, fmt, as_json, strict, verbose, redact, debug):
     """Judge a pasted report: collect_env, nvidia-smi, nvcc, pip/conda lists,
     ds_report, jax/TensorFlow info, app banners, free text, error messages.
 
@@ -67,47 +62,84 @@ def diagnose(file, error_text, error_file, fmt, as_json, strict, verbose, debug)
         raise click.UsageError("give a FILE (or - for stdin), --error TEXT or --error-file F")
     if error_text and error_file:
         raise click.UsageError("--error and --error-file are exclusive")
-    data = _read_input(file) if file is not None else None
-    error = _read_input(error_file) if error_file else (error_text.encode() if error_text else None)
+    from gpudoctor.inputs import (
+        ERROR_TEXT_LIMIT,
+        SNAPSHOT_LIMIT,
+        read_bytes,
+        read_window,
+    )
+
+    name = "stdin" if file == "-" else file or "--error"
+    window = read_window(file, head=HEAD_BYTES, tail=TAIL_BYTES) if file is not None else None
+    data = window.head if window is not None else None
+    error = read_bytes(error_file, limit=ERROR_TEXT_LIMIT) if error_file else \
+        (error_text.encode() if error_text else None)
     base = None
     if data is not None and looks_like_gpudoctor_json(data):
         from gpudoctor.commands.check import snapshot_from_json
 
+        if window is not None and not window.complete:
+            raise InputError(f"{name}: too large for a gpudoctor snapshot: {window.total_bytes / 2**20:,.1f} MB, "
+                             f"limit {SNAPSHOT_LIMIT / 2**20:,.1f} MB")
         base = snapshot_from_json(data.decode("utf-8", errors="replace"), file)
         data = None
+    more = ((window.tail, f"tail from line {window.tail_first_line:,}"),) if window and window.tail else ()
     matrices = load_matrices()
-    d = read_paste(data, error, matrices, base=base, debug=debug)
+    d = read_paste(data, error, matrices, base=base, debug=debug, more=more)
     report = diagnose_report(d, matrices, debug=debug)
     read = read_data(d)
-    name = "stdin" if file == "-" else file or "--error"
+    if window is not None and not window.complete:
+        read["not_read"] = window.not_read()
+        click.echo(f"gpudoctor: {window.describe(name)}", err=True)
     if d.empty:
         click.echo(f"gpudoctor: nothing in {name} that gpudoctor can read (formats: docs/diagnose.md)", err=True)
-    _emit(report, read, name, fmt, strict, verbose)
+    if redact:
+        from gpudoctor.redact import Redactor, hostnames_in_text
+
+        pasted = b"\n".join(part for part in (data, window.tail if window else b"", error) if part)
+        redactor = Redactor.for_snapshot(d.snapshot, hostnames_in_text(pasted.decode("utf-8", errors="replace")))
+        click.echo(redactor.text(_render(report, read, name, fmt, strict, verbose)), nl=False)
+    else:
+        _emit(report, read, name, fmt, strict, verbose)
     sys.exit(report.exit_code(strict))
 
 
-def _emit(report, read: dict, name: str, fmt: str, strict: bool, verbose: bool) -> None:
+def _render(report, read: dict, name: str, fmt: str, strict: bool, verbose: bool) -> str:
+    """The output as one string (for --redact): plain text, no colour."""
+    import io
+
+    from rich.console import Console
+
+    from gpudoctor.render.console import PIPED_WIDTH
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=PIPED_WIDTH, no_color=True, highlight=False)
+    _emit(report, read, name, fmt, strict, verbose, console=console, out=buffer)
+    return buffer.getvalue()
+
+
+def _emit(report, read: dict, name: str, fmt: str, strict: bool, verbose: bool, console=None, out=None) -> None:
     if fmt == "json":
         from gpudoctor.render.json import dumps, report_data
 
         data = report_data(report, "diagnose", strict)
         data["read"] = read
-        click.echo(dumps(data))
+        click.echo(dumps(data), file=out)
     elif fmt in ("github", "junit", "oneline"):
         from gpudoctor.render.ci import render as render_ci
         from gpudoctor.render.outcomes import from_report
 
-        click.echo(render_ci(fmt, from_report(report, "diagnose", strict)), nl=False)
+        click.echo(render_ci(fmt, from_report(report, "diagnose", strict)), nl=False, file=out)
     elif fmt == "markdown":
         from gpudoctor.render.diagnose import render_markdown
         from gpudoctor.render.markdown import render
 
-        click.echo(render(report) + "\n" + render_markdown(read, name), nl=False)
+        click.echo(render(report) + "\n" + render_markdown(read, name), nl=False, file=out)
     else:
         from gpudoctor.render.console import stdout_console
         from gpudoctor.render.diagnose import render_text
         from gpudoctor.render.text import render
 
-        console = stdout_console()
+        console = console or stdout_console()
         render_text(read, console, name)
         render(report, console, verbose)

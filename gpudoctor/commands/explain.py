@@ -34,7 +34,12 @@ def explain(topic, as_json, no_probe, from_file, python):
     Exit codes: 0 explained, 1 the text matches no known error (try
     `gpudoctor diagnose` with the whole log), 2 unknown code or bad input.
     """
-    text = sys.stdin.read() if topic == ("-",) else " ".join(topic)
+    if topic == ("-",):
+        from gpudoctor.inputs import ERROR_TEXT_LIMIT, read_bytes
+
+        text = read_bytes("-", limit=ERROR_TEXT_LIMIT).decode("utf-8", errors="replace")
+    else:
+        text = " ".join(topic)
     if re.fullmatch(r"\s*GD\d{3}\s*", text, re.I):
         _explain_code(text.strip().upper(), as_json)
         return

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 import sys
 from dataclasses import replace
 
 import click
 from rich.console import Console
 
+from gpudoctor.cli import InputError
+from gpudoctor.commands.plan_options import OptionError, check_config, check_ints, check_prices_file, check_zero
+from gpudoctor.commands.plan_options import count as _count
+from gpudoctor.commands.plan_options import number as _number
 from gpudoctor.findings import ExitCode
 from gpudoctor.plan import models
 from gpudoctor.plan.job import LORA_TARGETS, OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, Job, JobError
@@ -18,10 +21,8 @@ from gpudoctor.plan.job import LORA_TARGETS, OPTIMIZER_IMPLS, OPTIMIZERS, PRECIS
 DEFAULT_SEQ_CAP = 2048  # decoders with 128k contexts are planned at 2k tokens unless --seq says otherwise
 
 
-class PlanUsageError(click.ClickException):
-    """One line on stderr, exit 2."""
-
-    exit_code = ExitCode.USAGE
+class PlanUsageError(InputError):
+    """One line on stderr ("gpudoctor: error: ..."), exit 2, like every other command's."""
 
 
 class OneLineErrors(click.Command):
@@ -41,17 +42,6 @@ def _choice(value: str | None, choices: tuple[str, ...], option: str) -> str | N
     close = difflib.get_close_matches(value, choices, n=3, cutoff=0.4)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     raise PlanUsageError(f"{option}: {value!r} is not one of {', '.join(choices)}{hint}")
-
-
-def _count(value: str | None, option: str) -> float | None:
-    """'7B', '124M', '1.5e9', '350k' -> a number."""
-    if value is None:
-        return None
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMbBtT]?)\s*", value)
-    if not m:
-        raise PlanUsageError(f"{option}: {value!r} is not a number (e.g. 7B, 124M, 1.5e9)")
-    scale = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}[m.group(2).lower()]
-    return float(m.group(1)) * scale
 
 
 def list_presets(as_json: bool) -> None:
@@ -150,7 +140,7 @@ def resolve_targets(names: tuple[str, ...], matrices) -> list:
 @click.option("--optimizer-impl", default="foreach", show_default=True, help="|".join(OPTIMIZER_IMPLS))
 @click.option("--grad-checkpointing", is_flag=True)
 @click.option("--grad-accum", type=int, default=1, show_default=True)
-@click.option("--lora", "lora", type=int, default=0, metavar="RANK", help="LoRA adapters of this rank.")
+@click.option("--lora", "lora", type=int, metavar="RANK", help="LoRA adapters of this rank.")
 @click.option("--lora-targets", default="qv", show_default=True, help="|".join(LORA_TARGETS))
 @click.option("--qlora", is_flag=True, help="4-bit (NF4) base weights with LoRA adapters.")
 @click.option("--zero", type=int, default=0, help="DeepSpeed ZeRO stage 1|2|3 (with --gpus).")
@@ -209,6 +199,13 @@ def plan(model, list_, config, factory, exact, python, timeout, params, layers, 
     from gpudoctor.plan.prices import PriceError, load_prices
     from gpudoctor.plan.render import print_plan, save_svg
 
+    try:
+        _check_options(model, config, factory, params, layers, hidden, heads, kv_heads, ffn, vocab, seq, image_size,
+                       batch, grad_accum, lora, zero, gpus, context, cuda_context_gib, epochs, timeout, samples,
+                       tokens, prices_file)
+    except OptionError as exc:
+        raise PlanUsageError(str(exc)) from None
+    lora = lora or 0
     precision = _choice(precision, PRECISIONS, "--precision")
     optimizer = _choice(optimizer, OPTIMIZERS, "--optimizer")
     optimizer_impl = _choice(optimizer_impl, OPTIMIZER_IMPLS, "--optimizer-impl")
@@ -283,3 +280,29 @@ def plan(model, list_, config, factory, exact, python, timeout, params, layers, 
         print_plan(result, Console(), top=top)
     if here and (not result.gpus or not result.fits_anywhere):
         sys.exit(ExitCode.FINDINGS)
+
+
+def _check_options(model, config, factory, params, layers, hidden, heads, kv_heads, ffn, vocab, seq, image_size,
+                   batch, grad_accum, lora, zero, gpus, context, cuda_context_gib, epochs, timeout, samples, tokens,
+                   prices_file) -> None:
+    """Every option and file checked before any arithmetic (see plan_options)."""
+    if model and config:
+        raise OptionError(f"give a preset ({model}) or --config {config}, not both")
+    if factory and config:
+        raise OptionError("give --torch MODULE:FACTORY or --config FILE, not both")
+    check_ints({"--layers": layers, "--hidden": hidden, "--heads": heads, "--kv-heads": kv_heads, "--ffn": ffn,
+                "--vocab": vocab, "--seq": seq, "--image-size": image_size, "--batch": batch,
+                "--grad-accum": grad_accum, "--lora": lora, "--gpus": gpus, "--context": context})
+    check_zero(zero)
+    _number(cuda_context_gib, "--cuda-context-gib")
+    _number(epochs, "--epochs")
+    _number(timeout, "--timeout")
+    for value, option in ((params, "--params"), (samples, "--samples"), (tokens, "--tokens")):
+        _count(value, option)
+    if config:
+        check_config(config)
+    from gpudoctor.plan.prices import user_file
+
+    own = prices_file or user_file()
+    if own:
+        check_prices_file(str(own))

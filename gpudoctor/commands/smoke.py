@@ -12,7 +12,6 @@ import sys
 import click
 
 from gpudoctor.host import RealHost
-from gpudoctor.serde import DataError
 from gpudoctor.smoke import SmokeOptions, SmokeUsageError, parse_gpus, run_smoke
 from gpudoctor.smoke.progress import make_progress, planned_tests
 from gpudoctor.snapshot import Snapshot
@@ -21,13 +20,9 @@ from gpudoctor.snapshot import Snapshot
 def _load_snapshot(path: str | None) -> Snapshot | None:
     if path is None:
         return None
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return Snapshot.from_dict(json.load(fh))
-    except OSError as exc:
-        raise click.UsageError(f"--snapshot: cannot read {path}: {exc.strerror}") from None
-    except (ValueError, DataError) as exc:
-        raise click.UsageError(f"--snapshot: {path} is not a gpudoctor snapshot: {exc}") from None
+    from gpudoctor.commands.check import load_snapshot_file
+
+    return load_snapshot_file(path)
 
 
 @click.command("smoke")

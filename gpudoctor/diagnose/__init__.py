@@ -86,10 +86,14 @@ def read_facts(pastes: list[Paste], debug: bool = False) -> tuple[Facts, list[Pr
 
 
 def read_paste(text: bytes | str | None, error: bytes | str | None = None, matrices: Matrices | None = None,
-               base: Snapshot | None = None, debug: bool = False) -> Diagnosis:
+               base: Snapshot | None = None, debug: bool = False,
+               more: tuple[tuple[bytes | str, str], ...] = ()) -> Diagnosis:
     """`text` is the paste (None when `base`, a snapshot read from gpudoctor's
-    own JSON, replaces it); `error` is the --error text."""
-    pastes = ([Paste.of(text)] if text is not None else []) + ([Paste.of(error, "--error")] if error else [])
+    own JSON, replaces it); `error` is the --error text; `more` are further
+    parts of the same input as (text, label): the tail of a log too large to
+    read whole, whose sources then read "LABEL: collect_env line 3"."""
+    pastes = ([Paste.of(text)] if text is not None else []) + [Paste.of(part, label) for part, label in more] \
+        + ([Paste.of(error, "--error")] if error else [])
     f, crashed = read_facts(pastes, debug)
     snapshot, reads = build(f, matrices)
     if base is not None:

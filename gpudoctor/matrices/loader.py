@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -142,26 +143,54 @@ def _cache_dir() -> Path:
     return Path(base) / "gpudoctor" / "parsed"
 
 
+CACHE_PREFIX = "m-"  # cache files of this version's scheme; anything else in the folder is stale
+
+
 def _read_doc(path: Path) -> dict[str, Any]:
     """The parsed TOML of a matrix file. Parsing TOML costs ~0.1 s for torch.toml,
-    so the plain parse result is kept as JSON in the user cache, keyed by the
-    file's path, size and mtime; it is validated afresh on every load."""
+    so the plain parse result is kept as JSON in the user cache: one file per
+    matrix path, holding the path, size, mtime and gpudoctor version it was
+    parsed from, and rewritten when any of them changes (so the cache never
+    grows past one file per install path). It is validated afresh on every load."""
     st = path.stat()
-    key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{__version__}"
-    cached = _cache_dir() / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+    resolved = str(path.resolve())
+    key = f"{resolved}|{st.st_size}|{st.st_mtime_ns}|{__version__}"
+    directory = _cache_dir()
+    cached = directory / f"{CACHE_PREFIX}{hashlib.sha256(resolved.encode()).hexdigest()[:32]}.json"
     try:
-        return json.loads(cached.read_text(encoding="utf-8"))
+        entry = json.loads(cached.read_text(encoding="utf-8"))
+        if isinstance(entry, dict) and entry.get("key") == key and isinstance(entry.get("doc"), dict):
+            return entry["doc"]
     except (OSError, ValueError):
         pass
     doc = _parse_toml(path.read_text(encoding="utf-8"), str(path))
     try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(doc), encoding="utf-8")
+        tmp.write_text(json.dumps({"key": key, "doc": doc}), encoding="utf-8")
         os.replace(tmp, cached)
+        prune_cache(directory)
     except (OSError, TypeError, ValueError):
         pass  # a read-only home or a TOML date value: just parse next time
     return doc
+
+
+STALE_TMP_S = 3600.0
+
+
+def prune_cache(directory: Path) -> None:
+    """Remove what earlier versions left (one file per path *and* mtime) and
+    temporary files of interrupted writes."""
+    now = time.time()
+    for item in directory.iterdir():
+        name = item.name
+        stale = (not name.startswith(CACHE_PREFIX) and name.endswith(".json")) or (
+            name.endswith(".tmp") and now - item.stat().st_mtime > STALE_TMP_S)
+        if stale and item.is_file():
+            try:
+                item.unlink()
+            except OSError:
+                pass
 
 
 def load_file(directory: Path, stem: str) -> tuple[str, dict[str, tuple[Any, ...]]] | None:

@@ -113,7 +113,9 @@ def _from_nvml(ctx: Context, port: NvmlPort) -> tuple[Gpu, ...]:
     except NvmlError as exc:
         return (Gpu(index=-1, name="unknown", errors=(f"nvmlDeviceGetCount: {exc.name}",)),)
     gpus = []
-    for index in range(int(count)):
+    if not isinstance(count, int) or count < 0:
+        return (Gpu(index=-1, name="unknown", errors=(f"nvmlDeviceGetCount: answered {str(count)[:40]!r}",)),)
+    for index in range(min(count, smi.MAX_GPUS)):  # no machine has more; a broken NVML must not loop for ever
         try:
             handle = port.call("nvmlDeviceGetHandleByIndex", index)
         except NvmlError as exc:
@@ -184,9 +186,11 @@ def _from_smi(row: dict[str, str | None], position: int) -> Gpu:
     def num(key: str) -> int | None:
         value = row.get(key)
         try:
-            return int(float(value)) if value is not None else None
+            number = float(value) if value is not None else None
         except ValueError:
             return None
+        # nan, inf and negative counts are garbage, not facts
+        return int(number) if number is not None and 0 <= number < 1e15 else None
 
     def flag(key: str) -> bool | None:
         value = (row.get(key) or "").lower()

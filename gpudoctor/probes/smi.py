@@ -6,6 +6,7 @@ always with a timeout: a hung nvidia-smi costs its timeout and nothing more.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from gpudoctor.host import CommandResult
@@ -23,6 +24,11 @@ FIELDS = (
     "pcie.link.gen.current", "pcie.link.gen.max", "pcie.link.width.current", "pcie.link.width.max",
 )
 BASIC_FIELDS = ("index", "name", "uuid", "pci.bus_id", "driver_version", "memory.total", "memory.used")
+# More GPUs than any one machine holds (an HGX board has 8, the largest nodes 16):
+# an answer listing more is not believed, and no more than this many rows are parsed.
+MAX_GPUS = 64
+_VERSION = re.compile(r"\d{1,4}(?:\.\d{1,4}){1,3}")
+_CC = re.compile(r"\d{1,2}\.\d{1,2}")
 _MISSING = {"", "n/a", "[n/a]", "[not supported]", "not supported", "[unknown error]", "[insufficient permissions]"}
 
 
@@ -74,10 +80,25 @@ def _query(ctx: Context) -> SmiAnswer:
 
 
 def _parse(text: str, fields: tuple[str, ...]) -> list[dict[str, str | None]]:
+    """Rows nvidia-smi could have printed; anything else (garbage, a broken
+    install, a fake) is skipped, so its facts stay unknown."""
     rows = []
     for line in text.splitlines():
         cells = [c.strip() for c in line.split(",")]
         if len(cells) != len(fields):
             continue
-        rows.append({f: (None if c.lower() in _MISSING else c) for f, c in zip(fields, cells, strict=True)})
+        row = {f: (None if c.lower() in _MISSING else c) for f, c in zip(fields, cells, strict=True)}
+        if not _plausible(row):
+            continue
+        rows.append(row)
+        if len(rows) > MAX_GPUS:
+            return []  # not a real machine's answer
     return rows
+
+
+def _plausible(row: dict[str, str | None]) -> bool:
+    index, name = row.get("index"), row.get("name")
+    if not (index and index.isdigit() and len(index) <= 3 and name and len(name) <= 96 and name.isprintable()):
+        return False
+    checks = (("driver_version", _VERSION), ("compute_cap", _CC))
+    return all(row.get(key) is None or rx.fullmatch(row[key] or "") for key, rx in checks)

@@ -70,6 +70,32 @@ class TargetInfo:
         )
 
 
+# Files that mark gpudoctor's own interpreter as a tool environment: nobody
+# means to judge that one, so the environment the user activated is judged.
+TOOL_ENV_MARKERS = (("pipx_metadata.json", "pipx"), ("uv-receipt.toml", "uv tool"))
+ACTIVE_ENV_VARS = ("VIRTUAL_ENV", "CONDA_PREFIX")  # an activated venv wins over the conda env around it
+ACTIVE_MARK = "the active environment"
+
+
+def active_environment(host: Host) -> tuple[str, str] | None:
+    """(interpreter, why) for the active venv or conda env, when gpudoctor runs
+    from its own pipx or uv-tool environment and another one is activated."""
+    own_prefix = posixpath.dirname(posixpath.dirname(host.python))
+    kind = next((k for marker, k in TOOL_ENV_MARKERS if host.exists(posixpath.join(own_prefix, marker))), None)
+    if kind is None:
+        return None
+    env = host.env()
+    for var in ACTIVE_ENV_VARS:
+        root = env.get(var)
+        if not root or posixpath.normpath(root) == posixpath.normpath(own_prefix):
+            continue
+        for name in ("bin/python", "bin/python3"):
+            candidate = posixpath.join(root, name)
+            if host.exists(candidate):
+                return candidate, f"{ACTIVE_MARK}, {var}={root}; gpudoctor itself runs from its {kind} environment"
+    return None
+
+
 def resolve_python(host: Host, python: str | None) -> str:
     """The interpreter path for `--python`: a path, a venv/conda dir, or a name on PATH."""
     if python is None:
@@ -100,7 +126,8 @@ def _is_own_interpreter(host: Host, python: str) -> bool:
 
 def interrogate(host: Host, python: str | None = None) -> TargetInfo:
     """Read the target interpreter once; raise TargetPythonError if it cannot be."""
-    exe = resolve_python(host, python)
+    active = active_environment(host) if python is None else None
+    exe = active[0] if active else resolve_python(host, python)
     if _is_own_interpreter(host, exe):
         from gpudoctor.scripts import target_info  # noqa: PLC0415 - only needed in-process
 
@@ -115,7 +142,8 @@ def interrogate(host: Host, python: str | None = None) -> TargetInfo:
         data = None
     if not isinstance(data, dict):
         raise TargetPythonError(f"--python {exe}: did not describe itself (is it a Python 3.8+ interpreter?)")
-    return TargetInfo.from_data(exe, data, f"{exe} {posixpath.basename(TARGET_SCRIPT)}")
+    source = f"{exe} {posixpath.basename(TARGET_SCRIPT)}" + (f" ({active[1]})" if active else "")
+    return TargetInfo.from_data(exe, data, source)
 
 
 def _why(described: str, exe: str) -> str:

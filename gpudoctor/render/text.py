@@ -104,7 +104,7 @@ def _facts(s: Snapshot, console: Console, verbose: bool) -> None:
             for line in deep_lines(fw.deep, verbose):
                 _row(console, "", "  " + escape(line))
     for pe in s.probe_errors:
-        _row(console, "Probe error", f"[red]{escape(pe.probe)}[/]: {escape(pe.error)}")
+        _row(console, "Probe", f"[red]{escape(pe.probe)} failed[/]: {escape(pe.error)}")
 
 
 def deep_lines(deep, verbose: bool = False) -> list[str]:

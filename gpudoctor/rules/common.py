@@ -67,7 +67,16 @@ def distro(snap: Snapshot) -> str:
 
 
 def driver_install_commands(snap: Snapshot, branch: int) -> tuple[str, ...]:
-    """Commands that install an NVIDIA driver of at least `branch` on this OS."""
+    """Commands that install an NVIDIA driver of at least `branch` on this OS.
+    Inside a container they target the host: a container runs on the host's
+    kernel module, and a driver installed in the image cannot replace it."""
+    if snap.system.container.value not in (None, "none") and not snap.system.wsl.value:
+        return (f"# on the host, not in this {snap.system.container.value} container: the driver belongs to the host",
+                f"# install NVIDIA driver {branch} or newer there (https://www.nvidia.com/Download/index.aspx), "
+                "then check it:",
+                "nvidia-smi",
+                "# then restart the container with GPU access:",
+                "docker run --gpus all IMAGE ...   # podman: --device nvidia.com/gpu=all")
     if (snap.system.os.value or "linux") == "windows":
         return ("Download and install the latest Game Ready / Studio or data-center driver from "
                 "https://www.nvidia.com/Download/index.aspx",)

@@ -196,7 +196,7 @@ def cudnn_missing(s: Snapshot, m):
 def several_cudnn(s: Snapshot, m):
     if s.cudnn is None:
         raise Unknown("cuDNN installations were not probed")
-    shared = [lib for lib in s.cudnn if on_search_path(lib) and lib.version]
+    shared = [lib for lib in s.cudnn if on_search_path(lib) and _ver(lib.version)]  # "linux": no version
     by_major: dict[int, list[Library]] = {}
     for lib in shared:
         by_major.setdefault(_ver(lib.version)[0], []).append(lib)

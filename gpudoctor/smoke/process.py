@@ -59,6 +59,10 @@ def parse_event(line: str) -> dict | None:
     return event if isinstance(event, dict) else None
 
 
+MAX_EVENTS = 10_000  # a full run on 8 GPUs sends a few hundred
+MAX_STDOUT_CHARS = 4 * 1024 * 1024
+
+
 def _kill_group(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
@@ -91,13 +95,15 @@ def run_streaming(argv: Sequence[str], *, timeout: float, env: Mapping[str, str]
 
     def read_stderr() -> None:
         assert proc.stderr is not None
-        for raw in proc.stderr:
+        for raw in iter(lambda: proc.stderr.readline(65536), ""):  # type: ignore[union-attr] - bounded lines
             line = raw.rstrip("\n")
             event = parse_event(line)
             if event is None:
                 if line.strip():
                     tail.append(line)
                 continue
+            if len(events) >= MAX_EVENTS:
+                continue  # a runner that floods events: keep the first ones, go on draining
             events.append(event)
             if on_event is not None:
                 try:
@@ -107,7 +113,11 @@ def run_streaming(argv: Sequence[str], *, timeout: float, env: Mapping[str, str]
 
     def read_stdout() -> None:
         assert proc.stdout is not None
-        out_parts.append(proc.stdout.read())
+        kept = 0
+        for chunk in iter(lambda: proc.stdout.read(65536), ""):  # type: ignore[union-attr]
+            if kept < MAX_STDOUT_CHARS:  # drain the rest, keep the head: memory stays bounded
+                out_parts.append(chunk[: MAX_STDOUT_CHARS - kept])
+                kept += len(out_parts[-1])
 
     readers = [threading.Thread(target=read_stderr, daemon=True), threading.Thread(target=read_stdout, daemon=True)]
     for t in readers:
