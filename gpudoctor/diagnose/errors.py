@@ -171,10 +171,11 @@ def _driver_and_toolkit(p: Paste, f: Facts) -> None:
 
 
 def _cudnn_messages(p: Paste, f: Facts) -> None:
+    seen: dict = {}
     for m in p.scan(_CUDNN_TF, "loaded runtime cudnn"):
-        _cudnn_pair(p, f, m, m.group(2), m.group(1))
+        _cudnn_pair(p, f, m, m.group(2), m.group(1), seen)
     for m in p.scan(_CUDNN_TF_OLD, "loaded runtime cudnn"):
-        _cudnn_pair(p, f, m, cudnn_from_int(int(m.group(2))), cudnn_from_int(int(m.group(1))))
+        _cudnn_pair(p, f, m, cudnn_from_int(int(m.group(2))), cudnn_from_int(int(m.group(1))), seen)
     pairs = [(m, m.group(2), m.group(1)) for m in p.scan(_CUDNN_JAX, "but jax was built against")]
     if "outdated cudnn" in p.lower:  # this message spans lines: read the whole text
         pairs += [(m, m.group(1), m.group(2)) for m in _CUDNN_JAX_OUTDATED.finditer(p.text)]
@@ -187,10 +188,15 @@ def _cudnn_messages(p: Paste, f: Facts) -> None:
         f.extra_reads.append(Read("cudnn.loaded", cudnn_from_int(int(m.group(1))), p.where("TensorFlow log", m.start())))
 
 
-def _cudnn_pair(p: Paste, f: Facts, m: re.Match, built: str, loaded: str) -> None:
-    line = p.line(p.line_no(m.start())).lower()
-    text = p.lower
-    fw = "jax" if "xla/" in line or ("jax" in text and "tensorflow" not in text) else "tensorflow"
+def _cudnn_pair(p: Paste, f: Facts, m: re.Match, built: str, loaded: str, seen: dict) -> None:
+    # Which framework printed it: asked once per paste and once per line (in `seen`), so a
+    # line repeating the message thousands of times is read once, not once per repetition.
+    if "jax only" not in seen:
+        seen["jax only"] = "jax" in p.lower and "tensorflow" not in p.lower
+    number = p.line_no(m.start())
+    if number not in seen:
+        seen[number] = "xla/" in p.line(number).lower()
+    fw = "jax" if seen[number] or seen["jax only"] else "tensorflow"
     src = p.where("cuDNN error", m.start())
     f.fw(fw, "build", "cuda", src)
     f.fw(fw, "cudnn", built, src)
