@@ -8,6 +8,7 @@ which answers only what a scenario scripted.
 
 from __future__ import annotations
 
+import ctypes
 import glob as _glob
 import os
 import shutil
@@ -22,6 +23,20 @@ from typing import Any, BinaryIO, Protocol
 
 # A read of a file we only need the head of (version files, /proc entries).
 DEFAULT_READ_LIMIT = 1 << 20
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:  # runs in the child, between fork and exec
+    """Ask Linux to send the child SIGTERM when gpudoctor dies, however it dies
+    (SIGKILL included): no target interpreter outlives the doctor."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass  # not Linux: the deadline still holds
+
+
+# For every Popen gpudoctor makes (host, smoke runner, fleet collect).
+CHILD_PREEXEC = die_with_parent if sys.platform == "linux" else None
 
 
 @dataclass(frozen=True)
@@ -191,6 +206,7 @@ def run_command(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
             stderr=subprocess.PIPE,
             env=dict(env) if env is not None else None,
             start_new_session=True,
+            preexec_fn=CHILD_PREEXEC,
         )
     except FileNotFoundError:
         return CommandResult(argv, None, error="not found")

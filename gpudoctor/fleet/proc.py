@@ -10,25 +10,17 @@ job step on every node.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-PR_SET_PDEATHSIG = 1
+from gpudoctor.host import CHILD_PREEXEC
+
 GRACE_S = 5.0  # between SIGTERM and SIGKILL at the deadline: srun needs a moment to cancel the step
-
-
-def _die_with_parent() -> None:  # runs in the child between fork and exec
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass  # not Linux: the deadline still holds
 
 
 @dataclass(frozen=True)
@@ -49,7 +41,7 @@ def run_streaming(argv: Sequence[str], timeout: float, on_line: Callable[[str], 
         proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, errors="replace", env=env,
                                 start_new_session=True,
-                                preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+                                preexec_fn=CHILD_PREEXEC)
     except OSError as exc:
         return Finished(None, "", False, 0.0, f"{argv[0]}: {exc.strerror or exc}")
     err: list[str] = []

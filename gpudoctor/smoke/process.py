@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpudoctor.host import CHILD_PREEXEC
+
 EVENT_PREFIX = "@@gdsmoke "  # keep in sync with runner/gdsmoke_common.py
 TAIL_LINES = 20
 READER_JOIN_S = 2.0
@@ -86,7 +88,7 @@ def run_streaming(argv: Sequence[str], *, timeout: float, env: Mapping[str, str]
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, errors="replace", env=dict(env) if env is not None else None,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=CHILD_PREEXEC)
     except OSError as exc:
         return ProcessOutcome("not-started", error=f"{type(exc).__name__}: {exc.strerror or exc}")
     tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
