@@ -68,6 +68,15 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Location:
+    """Where in a file a finding points (lint): 1-based line, as editors count."""
+
+    path: str
+    line: int | None = None
+    end_line: int | None = None
+
+
+@dataclass(frozen=True)
 class Finding:
     code: str  # "GD201", stable forever
     severity: Severity
@@ -77,6 +86,7 @@ class Finding:
     fix: Fix | None = None
     subject: str | None = None  # what it is about: "GPU 0", "torch", "GPU 1 × torch"
     links: tuple[str, ...] = ()
+    location: Location | None = None  # set by lint: the file and line that produced it
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES:

@@ -39,6 +39,8 @@ TABLES: dict[str, dict[str, type]] = {
     "jax": {"release": r.JaxRelease},
     "cudnn": {"release": r.CudnnRelease},
     "cupy": {"package": r.CupyPackage},
+    "companions": {"pin": r.CompanionPin, "framework_pin": r.FrameworkPin, "extension_wheel": r.ExtensionWheel,
+                   "gpu_library": r.GpuLibrary, "image": r.Image},
 }
 
 # (file stem, table) -> the fields that identify a row; unique within a table.
@@ -58,6 +60,11 @@ KEYS: dict[tuple[str, str], tuple[str, ...]] = {
     ("jax", "release"): ("version_from",),
     ("cudnn", "release"): ("version_from",),
     ("cupy", "package"): ("package",),
+    ("companions", "pin"): ("package", "version"),
+    ("companions", "framework_pin"): ("framework", "framework_version", "package"),
+    ("companions", "extension_wheel"): ("package",),
+    ("companions", "gpu_library"): ("package", "version_from", "cuda_major"),
+    ("companions", "image"): ("repository", "tag"),
 }
 
 SHIPPED_DIR = Path(__file__).resolve().parent

@@ -12,7 +12,7 @@ from gpudoctor.serde import to_data
 
 
 def finding_data(f: Finding) -> dict[str, Any]:
-    return {
+    data = {
         "code": f.code,
         "severity": f.severity.value,
         "category": f.category,
@@ -21,6 +21,9 @@ def finding_data(f: Finding) -> dict[str, Any]:
         "evidence": [to_data(e) for e in f.evidence],
         "fix": {"text": f.fix.text, "commands": list(f.fix.commands)} if f.fix else None,
     }
+    if f.location is not None:
+        data["location"] = to_data(f.location)
+    return data
 
 
 def report_data(report: Report, command: str = "check", strict: bool = False) -> dict[str, Any]:
