@@ -50,16 +50,23 @@ def probe(ctx: Context) -> tuple[Companion, ...]:
     return tuple(out)
 
 
+def _spec(req: tuple[str, str] | None) -> str | None:
+    """frameworks.requirement() gives an exact pin as a bare version; keep it a specifier."""
+    if not req or not req[1]:
+        return None
+    return f"=={req[1]}" if req[1][0].isdigit() else req[1]
+
+
 def _companion(ctx: Context, dist: Dist, framework: str, torch_meta) -> Companion:
     meta = read_metadata(ctx.host, dist)
     version = _version(ctx, dist)
     req = requirement(meta, _TORCH_REQ)
-    requires = (Fact(req[1], f"{dist.label}/METADATA Requires-Dist {req[0]}") if req and req[1]
+    requires = (Fact(_spec(req), f"{dist.label}/METADATA Requires-Dist {req[0]}") if _spec(req)
                 else Fact(None, "", (f"{dist.label}/METADATA: no versioned torch requirement",)))
     pinned = Fact(None, "", ())
     if torch_meta is not None and dist.name in ("triton", "pytorch-triton"):
         treq = requirement(torch_meta, re.escape(dist.name) + r"(?![\w.-])")
-        pinned = (Fact(treq[1], f"torch METADATA Requires-Dist {treq[0]}") if treq and treq[1]
+        pinned = (Fact(_spec(treq), f"torch METADATA Requires-Dist {treq[0]}") if _spec(treq)
                   else Fact(None, "", (f"torch METADATA: no {dist.name} requirement",)))
     fields: dict = {}
     if dist.name in EXTENSION_BINARIES:
