@@ -67,6 +67,9 @@ class System:
     # A Linux (non-WSL) NVIDIA driver found inside WSL, which shadows the Windows
     # driver's libcuda: "/usr/lib/x86_64-linux-gnu/libcuda.so.1" or "/proc/driver/nvidia".
     wsl_linux_driver: Fact[str] = UNKNOWN
+    # A container image's NVIDIA_REQUIRE_CUDA floor ("12.4" for cuda>=12.4), which the
+    # NVIDIA container toolkit enforces against the driver's CUDA at container start.
+    image_require_cuda: Fact[str] = UNKNOWN
 
 
 @dataclass(frozen=True)

@@ -46,12 +46,12 @@ def pin_mismatch(s: Snapshot, m):
         checks = []
         if c.requires_framework.known:
             checks.append((c.requires_framework.value, fw.version.value, c.requires_framework,
-                           f"{_label(c)} requires {fw.name}{c.requires_framework.value}; {fw.name} {fw.version.value} "
-                           "is installed", f"{c.name}.requires_{fw.name}", f"{fw.name}.version", fw.version))
+                           f"{_label(c)} requires {fw.name}{c.requires_framework.value}, but the environment has "
+                           f"{fw.name} {fw.version.value}", f"{c.name}.requires_{fw.name}", f"{fw.name}.version", fw.version))
         if c.pinned_by_framework.known and c.version.known:
             checks.append((c.pinned_by_framework.value, c.version.value, c.pinned_by_framework,
                            f"{fw.name} {fw.version.value} requires {c.name}{c.pinned_by_framework.value}; "
-                           f"{c.name} {c.version.value} is installed", f"{fw.name}.requires_{c.name}",
+                           f"the environment has {c.name} {c.version.value}", f"{fw.name}.requires_{c.name}",
                            f"{c.name}.version", c.version))
         for spec, have, spec_fact, title, spec_name, have_name, have_fact in checks:
             if q.spec_allows(spec, have) is not False:
@@ -112,7 +112,7 @@ def built_for_other(s: Snapshot, m):
             continue
         source = (ev(f"{c.name}.build_tag", c.build_tag) if parts else ev(f"{c.name}.built_{fw.name}", c.built_framework))
         yield built_for_other.rule.finding(
-            f"{_label(c)} was built for {fw.name} {built}; {fw.name} {fw.version.value} is installed",
+            f"{_label(c)} was built for {fw.name} {built}, but the environment has {fw.name} {fw.version.value}",
             subject=f"{c.name} × {fw.name}",
             evidence=[source, ev(f"{fw.name}.version", fw.version)],
             fix=companion_fix(s, m, c.name, fw.version.value,
