@@ -201,6 +201,8 @@ class Framework:
     # mangled names libc10.so exports; extensions built with the other ABI fail
     # with "undefined symbol".
     cxx11_abi: Fact[bool] = UNKNOWN
+    # The wheel's platform tag ("manylinux_2_28_x86_64"): the glibc floor it declares.
+    wheel_platform: Fact[str] = UNKNOWN
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from gpudoctor.lint.model import Req, Source
+from gpudoctor.lint.model import Req, Source, wheel_platform_tags
 from gpudoctor.matrices import companion_queries as q
 from gpudoctor.probes.companions import KNOWN as COMPANIONS
 from gpudoctor.snapshot import Companion, Fact, Framework, Snapshot
@@ -99,7 +99,9 @@ def _torch_pip(src: Source, req: Req, m, platform: str, python) -> tuple[Framewo
                        cuda=Fact(cuda, src_text if cuda else ""),
                        arch_list=Fact(None, "", (f"no torch {version} {variant} build for {platform} in the data",)))
         return fw, Resolved("torch", version, variant, how + " (build not in gpudoctor's data)", req.line)
+    tags = wheel_platform_tags(req.url) if req.url else ()
     fw = Framework("torch", version=Fact(label, src_text), build=Fact(kind, src_text),
+                   wheel_platform=Fact(tags[0], f"{where} wheel {req.url.rsplit('/', 1)[-1]}") if tags else Fact(),
                    cuda=Fact(row.cuda, row.source if row.cuda else ""), cudnn=Fact(row.cudnn, row.source),
                    nccl=Fact(row.nccl, row.source), arch_list=Fact(tuple(row.arch_list) or None, row.source))
     return fw, Resolved("torch", version, variant, how, req.line, row.source)

@@ -141,11 +141,20 @@ def _torch(ctx: Context) -> Framework | None:
         arch = cudnn = nccl = Fact(None, "", why)
     return Framework(
         name="torch", version=version, location=root, build=build, cxx11_abi=_cxx11_abi(ctx, lib_dir),
+        wheel_platform=_wheel_platform(ctx, dist),
         cuda=fact(cuda, "torch/version.py",
                   [f"torch/version.py: cuda is None ({build.value} build)" if info
                    else "torch/version.py: absent or unreadable"]),
         cudnn=cudnn, nccl=nccl, arch_list=arch, requires_python=meta.get("Requires-Python"),
     )
+
+
+def _wheel_platform(ctx: Context, dist: Dist) -> Fact[str]:
+    """The platform tag pip recorded in the dist-info WHEEL file ("Tag: cp311-cp311-manylinux_2_28_x86_64")."""
+    text = ctx.host.read_text(posixpath.join(dist.path, "WHEEL"), limit=1 << 16) or ""
+    tags = re.findall(r"^Tag:\s*\S+?-\S+?-(\S+)\s*$", text, re.M)
+    return (Fact(tags[0], f"{dist.label}/WHEEL") if tags
+            else Fact(None, "", (f"{dist.label}/WHEEL: no Tag line",)))
 
 
 def _cxx11_abi(ctx: Context, lib_dir: str) -> Fact[bool]:
