@@ -22,6 +22,8 @@ class Req:
     index: str | None = None  # the index this requirement is bound to (uv/poetry sources, lockfile registry)
     conda: bool = False  # a conda package (environment.yml, pixi [dependencies], pixi.lock conda:)
     build: str | None = None  # conda build string, "cuda126_py311h..."
+    marker: str | None = None  # PEP 508 environment marker, "platform_machine == 'x86_64'"
+    wheels: tuple[str, ...] = ()  # a lockfile's wheel URLs for this package, every platform
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ decide which torch build a plain `torch==2.7.0` resolves to."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 
@@ -30,11 +31,12 @@ def parse_requirement(text: str, line: int) -> Req | None:
     except InvalidRequirement:
         return None
     url = req.url if req.url else None
+    marker = str(req.marker) if req.marker else None
     if url and url.endswith(".whl"):
         from_url = wheel_req(url, line)
         if from_url is not None:
-            return from_url
-    return Req(normalize(req.name), str(req.specifier), line, url=url)
+            return dataclasses.replace(from_url, marker=marker)
+    return Req(normalize(req.name), str(req.specifier), line, url=url, marker=marker)
 
 
 def add_args(source: Source, tokens: list[tuple[str, int]], note_prefix: str = "") -> None:

@@ -59,14 +59,15 @@ _PIXI_PLATFORM = re.compile(r"^\s{4,8}(?P<platform>(linux|win|osx)-[\w]+):\s*$")
 _CONDA_FILE = re.compile(r"/(?P<name>[a-z0-9_.-]+?)-(?P<version>\d[\w.]*)-(?P<build>[\w.]+)\.(conda|tar\.bz2)$")
 
 
-def read_pixi_lock(path: str, text: str, platform: str = "linux-64") -> Source:
-    """The default environment's packages for one conda platform ("linux-64"):
-    environments: -> default: -> packages: -> linux-64: -> "- conda: URL" / "- pypi: URL"."""
+def read_pixi_lock(path: str, text: str, platform: str = "linux-64", environment: str = "default") -> Source:
+    """One environment's packages for one conda platform ("linux-64"):
+    environments: -> NAME: -> packages: -> linux-64: -> "- conda: URL" / "- pypi: URL".
+    The default environment, or the first one with packages for the platform when it has none."""
     source = Source(path, "pixi.lock")
     top = env = current = None
-    seen: set[str] = set()
+    by_env: dict[str, list[Req]] = {}
     for number, raw in enumerate(text.splitlines(), 1):
-        key = re.match(r"^(?P<indent> *)(?P<key>[\w.-]+):\s*$", raw)
+        key = re.match(r"^(?P<indent> *)(?P<key>[\w.-]+):\s*(?:\{\})?\s*$", raw)
         if key:
             depth = len(key.group("indent"))
             if depth == 0:
@@ -77,7 +78,7 @@ def read_pixi_lock(path: str, text: str, platform: str = "linux-64") -> Source:
                 current = key.group("key")
             continue
         u = _PIXI_URL.match(raw)
-        if not u or top != "environments" or env != "default" or current != platform:
+        if not u or top != "environments" or env is None or current != platform:
             continue
         url = u.group("url")
         if u.group("kind") == "pypi":
@@ -86,11 +87,16 @@ def read_pixi_lock(path: str, text: str, platform: str = "linux-64") -> Source:
             c = _CONDA_FILE.search(url)
             req = Req(normalize(c.group("name")), f"=={c.group('version')}", number, url=url, conda=True,
                       build=c.group("build")) if c else None
-        if req is not None and req.name not in seen:
-            seen.add(req.name)
-            source.reqs.append(req)
-    if not source.reqs:
-        source.notes.append(f"no {platform} packages in the default environment")
+        if req is not None:
+            by_env.setdefault(env, []).append(req)
+    chosen = environment if by_env.get(environment) else next(iter(by_env), None)
+    if chosen is None:
+        source.notes.append(f"no {platform} packages in any environment")
+        return source
+    if chosen != environment:
+        source.notes.append(f"environment {environment!r} has no {platform} packages; judged {chosen!r} "
+                            f"(others: {', '.join(e for e in by_env if e != chosen) or 'none'})")
+    source.reqs = by_env[chosen]
     return source
 
 
@@ -102,6 +108,7 @@ def read_dockerfile(path: str, text: str) -> Source:
     """FROM images (the final stage's chain) and `pip install` in RUN lines."""
     source = Source(path, "dockerfile")
     args: dict[str, str] = {}
+    stages: dict[str, str] = {}  # stage name -> the image it starts from
     for number, line in _instructions(text):
         word, _, rest = line.partition(" ")
         word = word.upper()
@@ -114,8 +121,11 @@ def read_dockerfile(path: str, text: str) -> Source:
             for key, value in re.findall(r"(\w+)=(\"[^\"]*\"|\S+)", rest):
                 args[key] = value.strip('"')
         elif word == "FROM":
-            image = [t for t in rest.split() if not t.startswith("--")][0] if rest.split() else ""
-            if image:
+            words = [t for t in rest.split() if not t.startswith("--")]
+            image = stages.get(words[0].lower(), words[0]) if words else ""
+            if len(words) >= 3 and words[1].lower() == "as":
+                stages[words[2].lower()] = image
+            if image and image != "scratch":
                 source.images.append(ImageRef(image, number))
         elif word == "RUN":
             for m in _PIP_INSTALL.finditer(rest):

@@ -4,6 +4,7 @@ parsers drop them."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 
@@ -48,7 +49,7 @@ def read_pyproject(path: str, text: str) -> Source:
             continue
         bound = sources.get(req.name) or sources.get(req.name.replace("-", "_"))
         index = _uv_index(bound, indexes)
-        source.reqs.append(Req(req.name, req.spec, req.line, url=req.url, index=index) if index else req)
+        source.reqs.append(dataclasses.replace(req, index=index) if index else req)
     for ix in uv.get("index") or []:
         if isinstance(ix, dict) and ix.get("url") and not ix.get("explicit"):
             source.indexes.append((ix["url"], line_of(text, ix["url"])))
@@ -99,16 +100,20 @@ def _poetry_spec(spec: str) -> str:
 def read_uv_lock(path: str, text: str) -> Source:
     data = _load(path, text)
     source = Source(path, "uv.lock")
-    for pkg in data.get("package") or []:
+    # [[package]] tables in file order: the n-th table's `name =` line is the n-th match.
+    lines = [text.count("\n", 0, m.start()) + 2 for m in re.finditer(r"^\[\[package\]\]\s*\n", text, re.M)]
+    packages = data.get("package") or []
+    for i, pkg in enumerate(packages):
         if not isinstance(pkg, dict) or "name" not in pkg:
             continue
         name, version = normalize(pkg["name"]), str(pkg.get("version", ""))
         src = pkg.get("source") or {}
         index = src.get("registry") if isinstance(src, dict) else None
-        line = _package_line(text, pkg["name"], version)
+        line = lines[i] if len(lines) == len(packages) else _package_line(text, pkg["name"], version)
         wheels = [w.get("url") for w in pkg.get("wheels") or [] if isinstance(w, dict) and w.get("url")]
-        source.reqs.append(Req(name, f"=={version}" if version else "", line, url=wheels[0] if wheels else None,
-                               index=index))
+        url = src.get("url") if isinstance(src, dict) and str(src.get("url", "")).endswith(".whl") else None
+        source.reqs.append(Req(name, f"=={version}" if version else "", line, url=url, index=index,
+                               wheels=tuple(wheels)))
     source.python = data.get("requires-python")
     return source
 

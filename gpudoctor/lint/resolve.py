@@ -20,7 +20,8 @@ from gpudoctor.snapshot import Companion, Fact, Framework, Snapshot
 from gpudoctor.versions import python_version
 
 _INDEX_VARIANT = re.compile(r"download\.pytorch\.org/whl/(?:nightly/|test/)?(cu\d+|cpu|rocm[\d.]+|xpu)(?:/|$)")
-_CUDA_TAG = re.compile(r"cuda[_-]?(\d{2})(\d)?")
+_CUDA_TAG = re.compile(r"cuda[_-]?(\d{2})\.?(\d)?")  # conda-forge "cuda126_...", pytorch channel "cuda12.4_cudnn9.1.0_0"
+_CUDNN_TAG = re.compile(r"cudnn(\d+\.\d+\.\d+)")
 
 
 @dataclass(frozen=True)
@@ -99,9 +100,10 @@ def _torch_pip(src: Source, req: Req, m, platform: str, python) -> tuple[Framewo
                        cuda=Fact(cuda, src_text if cuda else ""),
                        arch_list=Fact(None, "", (f"no torch {version} {variant} build for {platform} in the data",)))
         return fw, Resolved("torch", version, variant, how + " (build not in gpudoctor's data)", req.line)
-    tags = wheel_platform_tags(req.url) if req.url else ()
+    wheel = target_wheel(req, platform)
+    tags = wheel_platform_tags(wheel) if wheel else ()
     fw = Framework("torch", version=Fact(label, src_text), build=Fact(kind, src_text),
-                   wheel_platform=Fact(tags[0], f"{where} wheel {req.url.rsplit('/', 1)[-1]}") if tags else Fact(),
+                   wheel_platform=Fact(tags[-1], f"{where} wheel {wheel.rsplit('/', 1)[-1]}") if tags else Fact(),
                    cuda=Fact(row.cuda, row.source if row.cuda else ""), cudnn=Fact(row.cudnn, row.source),
                    nccl=Fact(row.nccl, row.source), arch_list=Fact(tuple(row.arch_list) or None, row.source))
     return fw, Resolved("torch", version, variant, how, req.line, row.source)
@@ -114,17 +116,23 @@ def _torch_conda(src: Source, req: Req) -> tuple[Framework, Resolved]:
     cuda_req = src.find("pytorch-cuda", "cuda-version", "cudatoolkit", "cuda-toolkit")
     tag = _CUDA_TAG.search(req.build or "")
     if tag:
-        cuda, how = f"{tag.group(1)[0:2].lstrip('0')}.{tag.group(2) or 'x'}", f"build string {req.build}"
+        cuda, how = f"{tag.group(1)}.{tag.group(2) or 'x'}", f"build string {req.build}"
     elif cuda_req is not None and cuda_req.spec:
         cuda = re.sub(r"[^\d.]", "", cuda_req.spec).rstrip(".") or None
         how = f"{cuda_req.name} {cuda_req.spec} (line {cuda_req.line})"
     else:
         how = "no CUDA package or build string"
     cpu = req.name == "pytorch-cpu" or "cpu" in (req.build or "")
+    cudnn_req = src.find("cudnn")
+    cudnn_tag = _CUDNN_TAG.search(req.build or "")
+    cudnn = (Fact(cudnn_tag.group(1), f"{where} build string") if cudnn_tag else
+             Fact(_exact(cudnn_req.spec), f"{src.path}:{cudnn_req.line}") if cudnn_req and _exact(cudnn_req.spec)
+             else Fact())
     kind = "cpu" if cpu else "cuda" if cuda or req.name == "pytorch-gpu" else None
     fw = Framework("torch", version=Fact(version, where) if version else Fact(None, "", (f"{where}: no exact version",)),
                    build=Fact(kind, f"{where} ({how})") if kind else Fact(None, "", (f"{where}: {how}",)),
                    cuda=Fact(cuda, f"{where} ({how})") if cuda and not cpu else Fact(None, "", (how,)),
+                   cudnn=cudnn if not cpu else Fact(),
                    arch_list=Fact(None, "", ("conda builds: arch list not in gpudoctor's data",)))
     return fw, Resolved("torch", version, "cpu" if cpu else f"cuda {cuda} (conda)" if cuda else "unknown",
                         f"conda {req.name}: {how}", req.line)
@@ -212,8 +220,61 @@ def _gpu_libraries(src: Source) -> list[tuple[Framework, int]]:
     return out
 
 
+def _marker_env(platform: str, py: tuple[int, int] | None) -> dict[str, str]:
+    os_name, _, arch = platform.partition("-")
+    env = {"sys_platform": "win32" if os_name == "windows" else os_name, "platform_machine": arch,
+           "platform_system": {"linux": "Linux", "windows": "Windows", "macos": "Darwin"}.get(os_name, os_name),
+           "os_name": "nt" if os_name == "windows" else "posix", "extra": ""}
+    if py:
+        env.update(python_version=f"{py[0]}.{py[1]}", python_full_version=f"{py[0]}.{py[1]}.0")
+    return env
+
+
+def applies(req: Req, env: dict[str, str]) -> bool:
+    """Whether a requirement's marker holds on the target (unknown Python: assume it does)."""
+    if not req.marker:
+        return True
+    from packaging.markers import InvalidMarker, Marker, UndefinedEnvironmentName
+
+    try:
+        return Marker(req.marker).evaluate(env)
+    except (InvalidMarker, UndefinedEnvironmentName):
+        return True
+
+
+def _wheel_fits(url: str, platform: str) -> bool:
+    tags = wheel_platform_tags(url)
+    if not tags or tags == ("any",):
+        return True
+    os_name, _, arch = platform.partition("-")
+    word = {"linux": "linux", "windows": "win", "macos": "macosx"}.get(os_name, os_name)
+    arch_words = {"x86_64": ("x86_64", "amd64"), "aarch64": ("aarch64", "arm64")}.get(arch, (arch,))
+    return any(word in t and any(a in t.lower() for a in arch_words) for t in tags)
+
+
+def _platform_wheel(req: Req, platform: str) -> bool:
+    """False for a wheel (or a locked package whose wheels are all) for another OS or CPU."""
+    if req.url and req.url.endswith(".whl"):
+        return _wheel_fits(req.url, platform)
+    return not req.wheels or any(_wheel_fits(w, platform) for w in req.wheels)
+
+
+def target_wheel(req: Req, platform: str) -> str | None:
+    for url in ((req.url,) if req.url else ()) + req.wheels:
+        if url and url.endswith(".whl") and _wheel_fits(url, platform):
+            return url
+    return None
+
+
 def resolve(src: Source, host: Snapshot, m, platform: str) -> Resolution:
     py = python_version(host.system.python.value) if host.system.python.known else None
+    env = _marker_env(platform, py)
+    # One requirement per name: the first that applies to the target (markers, wheel platform).
+    chosen: dict[str, Req] = {}
+    for req in src.reqs:
+        if req.name not in chosen and applies(req, env) and _platform_wheel(req, platform):
+            chosen[req.name] = req
+    src = dataclasses.replace(src, reqs=list(chosen.values()))
     res = Resolution(host)
     torch = _image(src, m, platform, py, res)
     pip_req = src.find("torch")

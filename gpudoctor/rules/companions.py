@@ -96,7 +96,7 @@ def _tag_parts(m, c: Companion) -> dict | None:
     row = q.extension_wheel(m, c.name)
     if row is None or not c.build_tag.known:
         return None
-    hit = re.fullmatch(row.local_pattern, c.build_tag.value)
+    hit = re.fullmatch(row.local_pattern, c.build_tag.value, re.IGNORECASE)  # uv.lock lower-cases local labels
     return dict(hit.groupdict(), source=row.source) if hit else None
 
 
@@ -129,7 +129,7 @@ def abi_mismatch(s: Snapshot, m):
             continue
         parts = _tag_parts(m, c)
         if parts:
-            abi, evidence = parts["abi"] == "TRUE", ev(f"{c.name}.build_tag", c.build_tag)
+            abi, evidence = parts["abi"].upper() == "TRUE", ev(f"{c.name}.build_tag", c.build_tag)
         elif c.cxx11_abi.known:
             abi, evidence = c.cxx11_abi.value, ev(f"{c.name}.cxx11_abi", c.cxx11_abi)
         else:
