@@ -186,7 +186,10 @@ def _companion(src: Source, req: Req, torch: Framework | None, m) -> Companion:
         paired = [rel for rel in m.torch_releases if getattr(rel, req.name, None) == public] \
             if req.name in ("torchvision", "torchaudio") else []
         if paired:
-            fields["requires_framework"] = Fact(f"=={paired[0].version}", paired[0].source)
+            # torchaudio 2.11.0 paired with torch 2.11-2.13 (no newer torchaudio): a range, not a pin.
+            versions = sorted((Version(rel.version) for rel in paired))
+            spec = f"=={versions[0]}" if len(versions) == 1 else f">={versions[0]},<={versions[-1]}"
+            fields["requires_framework"] = Fact(spec, paired[0].source)
         elif (row := q.pin(m, req.name, public)) is not None:
             fields["requires_framework"] = Fact(row.requires, row.source)
         local = exact.split("+", 1)[1] if "+" in exact else _variant_of_index(

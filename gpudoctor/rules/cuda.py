@@ -224,5 +224,5 @@ def image_requires(s: Snapshot, m):
                 f"Use a base image of CUDA {have} or older (minor-version compatibility lets its libraries run), "
                 f"or upgrade the driver to {floor or 'a newer branch'}.",
                 (f"# FROM nvidia/cuda:{have}.0-runtime-ubuntu22.04   (a tag of the driver's CUDA or older)",)
-                + driver_install_commands(s, _branch_for(floor))),
+                + driver_install_commands(s, int(floor.split(".")[0]) if floor else 580)),
     )
