@@ -230,6 +230,8 @@ class Companion:
     # DeepSpeed: C++/CUDA ops compiled into the wheel; () means every op is JIT-built.
     prebuilt_ops: Fact[tuple[str, ...]] = UNKNOWN
     requires_python: str | None = None
+    # --deep: "ok", or the error importing it after torch gave ("ImportError: ...undefined symbol...").
+    deep_import: Fact[str] = UNKNOWN
 
 
 @dataclass(frozen=True)

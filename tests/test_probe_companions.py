@@ -154,3 +154,39 @@ def test_bitsandbytes_libraries_per_cuda():
     bnb = snap.companion("bitsandbytes")
     assert bnb.built_cuda.value == "11.8,12.4" and bnb.requires_framework.value == "<3,>=2.0"
     assert "CUDA 11.8, 12.4" in judge(snap, "GD525").findings[0].title
+
+
+def test_deep_import_of_companions_is_recorded():
+    from gpudoctor.scripts import script_path
+
+    m = with_torch(venv_machine(), "2.7.0", "torch-2.7.0")
+    recorded(m, "xformers-0.0.30")
+    m.dist("flash-attn", "2.7.4.post1")
+    report = {"flash-attn": "ImportError: flash_attn_2_cuda.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs",
+              "xformers": "ok"}
+    python = m.python
+    m.command([python, script_path("deep_companions.py"), "xformers=xformers.ops", "flash-attn=flash_attn"],
+              "GPUDOCTOR_COMPANIONS " + json.dumps(report) + "\n")
+    host = m.finish()
+    from gpudoctor.probes import companions as cp
+    from gpudoctor.probes.context import Context
+    from gpudoctor.probes.target import interrogate
+
+    ctx = Context(host, interrogate(host, None))
+    comps = cp.deep(ctx, cp.probe(ctx))
+    by = {c.name: c.deep_import.value for c in comps}
+    assert by == {"xformers": "ok", "flash-attn": report["flash-attn"]}
+
+
+def test_deep_companions_script_runs_for_real():
+    """The script itself, run by this interpreter: no torch here, a stdlib module, a missing one."""
+    import subprocess
+    import sys
+
+    from gpudoctor.scripts import script_path
+
+    out = subprocess.run([sys.executable, script_path("deep_companions.py"), "json=json", "nope=gpudoctor_no_such_mod"],
+                         capture_output=True, text=True, timeout=60).stdout
+    data = json.loads(out.strip().splitlines()[-1].split(" ", 1)[1])
+    assert data["json"] == "ok" and data["nope"].startswith("ModuleNotFoundError")
+    assert "torch" not in data or data["torch"].startswith("ModuleNotFoundError")

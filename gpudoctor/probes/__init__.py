@@ -53,6 +53,8 @@ def collect(host: Host, python: str | None = None, deep: bool = False,
         nccl = guarded("nccl", lambda: libraries.probe_nccl(ctx), None)
         fws = guarded("frameworks", lambda: frameworks.probe(ctx), None)
         comps = guarded("companions", lambda: companion_probe.probe(ctx), None)
+        if deep and comps:
+            comps = guarded("deep companions", lambda: companion_probe.deep(ctx, comps), comps)
         if deep and fws:
             fws = guarded("deep", lambda: deep_probe.probe(ctx, fws), fws)
     finally:

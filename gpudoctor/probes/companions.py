@@ -36,6 +36,12 @@ EXTENSION_BINARIES = {
     "vllm": ("vllm/_C*.so",),
 }
 _TORCH_REQ = r"torch(?![\w.-])"
+# The module whose import loads each library's compiled code (check --deep).
+IMPORT_MODULES = {"torchvision": "torchvision", "torchaudio": "torchaudio", "xformers": "xformers.ops",
+                  "vllm": "vllm._C", "sglang": "sglang", "triton": "triton", "pytorch-triton": "triton",
+                  "flash-attn": "flash_attn", "bitsandbytes": "bitsandbytes", "deepspeed": "deepspeed"}
+DEEP_TIMEOUT_S = 120.0
+_DEEP_MARKER = "GPUDOCTOR_COMPANIONS "
 _WHEEL_NAME = re.compile(r"/?([A-Za-z0-9_.]+)-([^-/]+)-[^-/]+-[^-/]+-[^-/]+\.whl$")
 
 
@@ -149,3 +155,33 @@ def _deepspeed(ctx: Context, dist: Dist) -> dict:
         if torch_info.get("cuda_version") not in (None, "0.0"):
             out["built_cuda"] = Fact(str(torch_info["cuda_version"]), f"{rel} torch_info")
     return out
+
+
+def deep(ctx: Context, companions: tuple[Companion, ...]) -> tuple[Companion, ...]:
+    """Import every companion after torch in one time-limited subprocess of the target."""
+    import dataclasses
+
+    from gpudoctor.scripts import script_path
+
+    names = [c.name for c in companions if c.name in IMPORT_MODULES]
+    if not names:
+        return companions
+    res = ctx.host.run([ctx.target.python, script_path("deep_companions.py"),
+                        *(f"{n}={IMPORT_MODULES[n]}" for n in names)], timeout=DEEP_TIMEOUT_S)
+    found: dict = {}
+    for line in reversed(res.stdout.splitlines()):
+        if line.startswith(_DEEP_MARKER):
+            try:
+                found = json.loads(line[len(_DEEP_MARKER):])
+            except ValueError:
+                found = {}
+            break
+    source = "import after torch in the target interpreter"
+    out = []
+    for c in companions:
+        got = found.get(c.name) if isinstance(found, dict) else None
+        if got == "started":
+            why = "timed out" if res.timed_out else f"crashed ({res.error or f'exit {res.returncode}'})"
+            got = f"{why} while importing {IMPORT_MODULES[c.name]}"
+        out.append(dataclasses.replace(c, deep_import=Fact(str(got), source)) if got is not None else c)
+    return tuple(out)

@@ -284,3 +284,23 @@ def library_driver(s: Snapshot, m):
             fix=Fix(f"Upgrade the driver to {need[0]} or newer, or use the CUDA 12 packages (-cu12) on an "
                     "older driver.", driver_install_commands(s, branch)),
         )
+
+
+@rule("GD530", "companion-import-failed", "library-conflict", Severity.ERROR,
+      "Importing a companion library after the framework fails (--deep).", FAMILY)
+def import_failed(s: Snapshot, m):
+    from gpudoctor.rules.frameworks import _category
+
+    for c in s.companions or ():
+        if not c.deep_import.known or c.deep_import.value == "ok":
+            continue
+        fw = s.framework(c.framework)
+        text = c.deep_import.value
+        yield import_failed.rule.finding(
+            f"import {c.name} fails: {text.splitlines()[-1][:200]}", subject=f"{c.name} × {c.framework}",
+            category=_category(text),
+            evidence=[ev(f"{c.name}.deep_import", c.deep_import)] + ([ev(f"{fw.name}.version", fw.version)] if fw else []),
+            fix=companion_fix(s, m, c.name, fw.version.value if fw and fw.version.known else None,
+                              "The other GD52x findings usually say why (pins, ABI, CUDA major);"
+                              " `gpudoctor explain` maps the message to its causes."),
+        )
