@@ -86,7 +86,8 @@ class Finding:
     fix: Fix | None = None
     subject: str | None = None  # what it is about: "GPU 0", "torch", "GPU 1 × torch"
     links: tuple[str, ...] = ()
-    location: Location | None = None  # set by lint: the file and line that produced it
+    # Set by lint: the file and line that produced it (left out of data when unset).
+    location: Location | None = field(default=None, metadata={"omit_empty": True})
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES:

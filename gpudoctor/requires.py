@@ -114,6 +114,7 @@ def host_needs(s: Snapshot, m) -> HostNeeds:
                                                                        "reports (cuda.toml)")
     if not cuda_fws and not image.known:
         out.unknown.append("no CUDA build found: the environment needs no GPU")
+        return out
     out.compute = _compute(out, m)
     return out
 

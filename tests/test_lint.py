@@ -189,3 +189,22 @@ def test_unparsable_requirement_lines_are_notes_not_crashes(tmp_path):
     req.write_text("torch==2.7.0 ; ((\n-e git+https://example.invalid/x.git#egg=x\n!!!\n")
     report = lint(req, sms=("8.6",))
     assert report.notes
+
+
+def test_poetry_project_and_lock_shapes(tmp_path):
+    """Poetry's own shapes (no public poetry.lock with a CUDA torch source was found for a real
+    fixture): a caret spec with a source, and a lock package with a legacy source."""
+    project = tmp_path / "pyproject.toml"
+    project.write_text('[tool.poetry.dependencies]\npython = "^3.11"\n'
+                       'torch = {version = "^2.5.0+cu121", source = "torch-cu121"}\n\n'
+                       '[[tool.poetry.source]]\nname = "torch-cu121"\nurl = "https://download.pytorch.org/whl/cu121"\n'
+                       'priority = "explicit"\n')
+    src = read_source(str(project))
+    torch = src.find("torch")
+    assert (torch.spec, torch.index, torch.line) == (">=2.5.0,<3", "https://download.pytorch.org/whl/cu121", 3)
+    lock = tmp_path / "poetry.lock"
+    lock.write_text('[[package]]\nname = "torch"\nversion = "2.5.1+cu121"\npython-versions = ">=3.8.0"\n\n'
+                    '[package.source]\ntype = "legacy"\nurl = "https://download.pytorch.org/whl/cu121"\n'
+                    'reference = "torch-cu121"\n')
+    report = lint(lock, driver="470.256.02", sms=("8.0",))
+    assert report.builds[0].build == "cu121" and "GD201" in {f.code for f in report.findings}

@@ -91,3 +91,20 @@ def test_cpu_only_and_unknown_inputs_say_so(tmp_path):
     assert n.driver == {} and any("needs no GPU" in u for u in n.unknown)
     bad = CliRunner().invoke(cli, ["requires", str(tmp_path / "nope.txt")])
     assert bad.exit_code == 2
+
+
+def test_this_environment_for_real():
+    """gpudoctor's own environment (no CUDA framework in it on the dev/CI machines, or one there is)."""
+    out = CliRunner().invoke(cli, ["requires", "--format", "json"], catch_exceptions=False)
+    assert out.exit_code == 0
+    data = json.loads(out.output)
+    needs = data["inputs"][0]["needs"]
+    assert needs["driver"] or any("needs no GPU" in u or "unknown" in u for u in needs["unknown"])
+
+
+def test_no_cuda_build_asks_nothing_of_the_host(tmp_path):
+    req = tmp_path / "requirements.txt"
+    req.write_text("torch==2.7.0+cpu\n")
+    n = needs_of(req)
+    assert n.compute == [] and slurm_constraint(n) is None and nvidia_require_cuda(n) is None
+    assert kubernetes_yaml(n).startswith("# no GPU requirement")

@@ -88,6 +88,8 @@ def _poetry_spec(spec: str) -> str:
     spec = spec.strip()
     if spec in ("", "*"):
         return ""
+    if "+" in spec and spec[0] in "^~":
+        spec = spec.split("+", 1)[0]  # "^2.2.0+cu121": the source named beside it gives the variant
     m = re.fullmatch(r"\^(\d+)(\.[\d.]+)?", spec)
     if m:
         return f">={m.group(1)}{m.group(2) or ''},<{int(m.group(1)) + 1}"

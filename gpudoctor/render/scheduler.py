@@ -50,6 +50,8 @@ def kubernetes_affinity(needs: HostNeeds) -> dict:
 
 
 def kubernetes_yaml(needs: HostNeeds) -> str:
+    if not needs.compute and not needs.driver:
+        return "# no GPU requirement: no nodeAffinity needed\n"
     lines = ["affinity:", "  nodeAffinity:", "    requiredDuringSchedulingIgnoredDuringExecution:",
              "      nodeSelectorTerms:"]
     for term in kubernetes_affinity(needs)["affinity"]["nodeAffinity"][
