@@ -208,3 +208,16 @@ def test_poetry_project_and_lock_shapes(tmp_path):
                     'reference = "torch-cu121"\n')
     report = lint(lock, driver="470.256.02", sms=("8.0",))
     assert report.builds[0].build == "cu121" and "GD201" in {f.code for f in report.findings}
+
+
+def test_lint_fix_is_the_install_engines_choice():
+    """lint, install and check cannot disagree: the fix lint gives for the real NeMo-RL project on a
+    Pascal node is the command `gpudoctor install torch` prints for the same described machine."""
+    report = lint(LINT / "nemo-rl" / "pyproject.toml", **PASCAL_535)
+    (f,) = [f for f in report.findings if f.code == "GD303"]
+    code, out = run("install", "torch", "--json", "--driver", "535.104.05", "--gpu", "GeForce GTX 1080 Ti",
+                    "--python", "3.11")
+    plan = json.loads(out)
+    assert code == 0
+    pip = next(c for c in f.fix.commands if " -m pip install torch==" in c)
+    assert pip.split("install ", 1)[1] == plan["commands"]["pip"].split("install ", 1)[1]
