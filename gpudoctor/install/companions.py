@@ -19,7 +19,8 @@ from gpudoctor.matrices import companion_queries as q
 RELEASE_TRAIN = ("torchvision", "torchaudio")
 
 
-def _pip(s) -> str:
+def pip_install(s) -> str:
+    """`<target python> -m pip install`, for the snapshot's interpreter when it is known."""
     exe = s.system.python_executable.value if s is not None else None
     return f"{shlex.quote(exe) if exe else 'python'} -m pip install"
 
@@ -30,7 +31,7 @@ def _public(version: str | None) -> str | None:
 
 def companion_commands(s, m, name: str, framework_version: str | None) -> tuple[tuple[str, ...], str]:
     """(commands, what they install) for `name` paired with `framework_version` of torch."""
-    pip = _pip(s)
+    pip = pip_install(s)
     torch_v = _public(framework_version)
     if name in RELEASE_TRAIN and torch_v:
         try:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from gpudoctor.lint.model import Req, Source, wheel_platform_tags
 from gpudoctor.matrices import companion_queries as q
@@ -310,9 +310,3 @@ def resolve(src: Source, host: Snapshot, m, platform: str) -> Resolution:
             res.snapshot.system, python=Fact(src.python.strip(), f"{src.path} (python pin)")))
     return res
 
-
-def version_key(text: str) -> Version | None:
-    try:
-        return Version(text)
-    except InvalidVersion:
-        return None

@@ -7,7 +7,7 @@ import re
 
 from gpudoctor.compat import KernelKind, kernel_for
 from gpudoctor.findings import Fix, Severity
-from gpudoctor.install.companions import companion_fix
+from gpudoctor.install.companions import companion_fix, pip_install
 from gpudoctor.matrices import companion_queries as q
 from gpudoctor.matrices import torch_series
 from gpudoctor.rules.common import driver_install_commands, ev, ev_value, gpu_cc, gpu_evidence, gpu_label, need_gpus
@@ -181,7 +181,7 @@ def bnb_library(s: Snapshot, m):
             evidence=[ev(f"{c.name}.built_cuda", c.built_cuda), ev(f"{fw.name}.cuda", fw.cuda)],
             fix=Fix("bitsandbytes loads libbitsandbytes_cuda<torch CUDA>.so; a newer release covers more CUDA "
                     "versions, or BNB_CUDA_VERSION picks a shipped one of the same major.",
-                    (f"{_pip_text(s)} -U bitsandbytes",)),
+                    (f"{pip_install(s)} -U bitsandbytes",)),
         )
 
 
@@ -223,13 +223,8 @@ def deepspeed_nvcc(s: Snapshot, m):
         fix=Fix("FusedAdam, the ZeRO-Offload CPU Adam and the inference kernels are JIT-compiled with nvcc "
                 "(and ninja); install a toolkit whose major matches torch's CUDA.",
                 ("conda install -c nvidia cuda-nvcc  # or the CUDA toolkit from https://developer.nvidia.com/cuda-downloads",
-                 f"{_pip_text(s)} ninja")),
+                 f"{pip_install(s)} ninja")),
     )
-
-
-def _pip_text(s: Snapshot) -> str:
-    exe = s.system.python_executable.value
-    return f"{exe or 'python'} -m pip install"
 
 
 _GPU_LIBRARY = {"cudf": "rapids", "cuml": "rapids", "cugraph": "rapids", "numba-cuda": "numba-cuda"}
@@ -258,8 +253,8 @@ def library_arch_floor(s: Snapshot, m):
                 evidence=[gpu_evidence(g), ev_value(f"{fw.name}.min_sm", need[0], need[1])],
                 fix=Fix(f"{fw.name} {fw.version.value} has no kernels for this GPU. RAPIDS 23.12 is the last release "
                         "for Pascal (sm_60/61); numba-cuda needs sm_50+ on CUDA 12, sm_75+ on CUDA 13.",
-                        (f'{_pip_text(s)} "{fw.name}-cu12==23.12.*" --extra-index-url=https://pypi.nvidia.com'
-                         if package == "rapids" else f'{_pip_text(s)} "numba-cuda[cu12]"',)),
+                        (f'{pip_install(s)} "{fw.name}-cu12==23.12.*" --extra-index-url=https://pypi.nvidia.com'
+                         if package == "rapids" else f'{pip_install(s)} "numba-cuda[cu12]"',)),
             )
 
 
