@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from gpudoctor.compat import DriverSupport, KernelKind, driver_supports, kernel_for, ptx_jit_supported
+from gpudoctor.compat import KernelKind, kernel_for
 from gpudoctor.findings import Finding, Outcome, RuleResult, Severity, exit_code_for, sort_findings
 from gpudoctor.matrices import Matrices
 from gpudoctor.rules.registry import run_rules
@@ -49,8 +49,8 @@ def judge(snapshot: Snapshot, matrices: Matrices, require_precision: tuple[str, 
           debug: bool = False) -> Report:
     results = run_rules(snapshot, matrices, debug=debug)
     findings = [f for r in results for f in r.findings]
-    findings = [_escalate(f, require_precision) for f in findings]
-    return Report(snapshot, tuple(sort_findings(findings)), tuple(results), tuple(verdicts(snapshot, matrices)))
+    findings = sort_findings([_escalate(f, require_precision) for f in findings])
+    return Report(snapshot, tuple(findings), tuple(results), tuple(verdicts(snapshot, matrices, findings, results)))
 
 
 def _escalate(f: Finding, required: tuple[str, ...]) -> Finding:
@@ -60,10 +60,20 @@ def _escalate(f: Finding, required: tuple[str, ...]) -> Finding:
     return f
 
 
-def verdicts(s: Snapshot, m: Matrices) -> list[Verdict]:
-    """One line per visible GPU × installed framework: will it use that GPU?"""
+# The rules that judge whether a framework's build runs on a GPU: while one of them
+# could not tell, neither can the table.
+PAIR_RULES = ("GD201", "GD203", "GD301", "GD302", "GD303")
+
+
+def verdicts(s: Snapshot, m: Matrices, findings, results) -> list[Verdict]:
+    """One line per visible GPU × installed framework: will it use that GPU? Read
+    from the rules' outcomes (one judge): a pair is broken when an error finding
+    concerns it, unknown when a rule that judges pairs could not tell, and ok
+    otherwise; the reason says which kernels it runs, as compat reads them."""
     out: list[Verdict] = []
     gpus = s.visible_gpus()
+    unknown = [r for r in results if r.code in PAIR_RULES and r.outcome is not Outcome.FINDING and r.detail]
+    errors = [f for f in findings if f.severity is Severity.ERROR]
     for fw in s.frameworks or ():
         if fw.build.value != "cuda":
             status = "cpu-only" if fw.build.value in ("cpu", None) and fw.build.known else "unknown"
@@ -78,35 +88,31 @@ def verdicts(s: Snapshot, m: Matrices) -> list[Verdict]:
                                "GPUs unknown" if gpus is None else "no GPU visible"))
             continue
         for g in gpus:
-            status, reason = _pair(s, m, g, fw)
+            status, reason = _pair(s, g, fw, [f for f in errors if _concerns(f, g, fw)], unknown)
             out.append(Verdict(g.index, g.name, fw.name, status, reason))
     return out
 
 
-def _pair(s: Snapshot, m: Matrices, g: Gpu, fw: Framework) -> tuple[str, str]:
-    os_name = "windows" if s.system.os.value == "windows" else "linux"
-    support = driver_supports(fw.cuda.value, s.driver.version.value, s.driver.cuda_api.value, m, os_name)
-    if support.support is DriverSupport.TOO_OLD:
-        return "broken", f"driver too old for CUDA {fw.cuda.value}"
+def _concerns(f: Finding, g: Gpu, fw: Framework) -> bool:
+    """Whether a finding is about this GPU × framework pair: a finding without a
+    subject is about the whole machine."""
+    subject = f.subject
+    if subject is None:
+        return True
+    return subject in (fw.name, f"GPU {g.index}", f"GPU {g.index} × {fw.name}")
+
+
+def _pair(s: Snapshot, g: Gpu, fw: Framework, errors: list[Finding], unknown: list[RuleResult]) -> tuple[str, str]:
+    if errors:
+        return "broken", f"{errors[0].code}: {errors[0].title}"
     cc = compute_capability(g.compute_capability)
-    if cc is None or not fw.arch_list.known:
-        return "unknown", "compute capability or arch list unknown"
+    if unknown or cc is None or not fw.arch_list.known:
+        why = unknown[0].detail if unknown else "compute capability or arch list unknown"
+        return "unknown", why
     km = kernel_for(cc, fw.arch_list.value)
     if km.kind is KernelKind.NONE:
-        return "broken", f"no kernels for sm_{cc.major}{cc.minor}"
-    if km.kind is KernelKind.PTX_JIT:
-        driver_cuda = s.driver.cuda_api.value or (str(support.driver_cuda) if support.driver_cuda else None)
-        if ptx_jit_supported(driver_cuda, fw.cuda.value) is False:
-            return "broken", f"only {km.entry} PTX, too new for the driver to JIT"
-    if fw.deep is not None:
-        if not fw.deep.imported:
-            return "broken", "import fails"
-        if fw.deep.is_available is False:
-            return "broken", "CUDA not available at import"
-    if support.support is DriverSupport.UNKNOWN:
-        return "unknown", f"{_kernel_text(km)}; driver unknown"
-    compat = " (minor-version compatibility)" if support.support is DriverSupport.MINOR_COMPAT else ""
-    return "ok", _kernel_text(km) + compat
+        return "unknown", f"no kernels for sm_{cc.major}{cc.minor}, yet no rule says why"
+    return "ok", _kernel_text(km)
 
 
 def _kernel_text(km) -> str:

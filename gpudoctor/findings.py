@@ -37,6 +37,7 @@ CATEGORIES = frozenset({
     "smoke-failure",
     "performance",
     "info",
+    "policy",  # the site's policy file (gpudoctor.toml) is not met: GD9xx
 })
 
 
@@ -69,9 +70,10 @@ class Fix:
 
 @dataclass(frozen=True)
 class Location:
-    """Where in a file a finding points (lint): 1-based line, as editors count."""
+    """Where in a file a finding points (lint: requirements.txt line 3). Live-host
+    findings have none; renderers that can anchor to a file (github, SARIF) use it."""
 
-    path: str
+    file: str
     line: int | None = None
     end_line: int | None = None
 
@@ -86,7 +88,6 @@ class Finding:
     fix: Fix | None = None
     subject: str | None = None  # what it is about: "GPU 0", "torch", "GPU 1 × torch"
     links: tuple[str, ...] = ()
-    # Set by lint: the file and line that produced it (left out of data when unset).
     location: Location | None = field(default=None, metadata={"omit_empty": True})
 
     def __post_init__(self) -> None:

@@ -226,7 +226,7 @@ def test_error_lines_give_facts():
     drv = read("RuntimeError: The NVIDIA driver on your system is too old (found version 11040).")
     assert facts(drv)["driver.cuda_api"] == "11.4"
     tf = read((CORPUS / "tf-3922-cudnn-5103.txt").read_text())
-    assert facts(tf)["tensorflow.cudnn"] == "4.0.7" and facts(tf)["cudnn.loaded"] == "5.1.3"
+    assert facts(tf)["tensorflow.cudnn"] == "4.0.7" and facts(tf)["tensorflow.cudnn_runtime"] == "5.1.3"
     bf16 = read((CORPUS / "vllm-1153-t4-bf16.txt").read_text())
     assert bf16.snapshot.gpus[0].name == "Tesla T4" and bf16.snapshot.gpus[0].compute_capability == "7.5"
 

@@ -101,3 +101,40 @@ def test_tool_output_outranks_a_sentence():
 def test_other_frameworks_in_prose(text, fw, version):
     s = snap(text)
     assert next(f for f in s.frameworks if f.name == fw).version.value == version
+
+
+def test_the_report_nearest_the_failure_wins():
+    before = "PyTorch version: 2.1.0+cu121\nIs CUDA available: True\n"
+    after = "PyTorch version: 2.6.0+cu126\nIs CUDA available: False\n"
+    error = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    d = read_paste("old env:\n" + before + "\nafter upgrading:\n" + after + error, matrices=M, debug=True)
+    assert torch_of(d.snapshot).version.value == "2.6.0+cu126"
+    assert any("nearest the failure" in c for c in d.conflicts)
+    # without an error line, the first report stays
+    assert torch_of(snap(before + after)).version.value == "2.1.0+cu121"
+
+
+def test_wrapped_messages_are_read_and_cite_the_pasted_line():
+    soft = ("noise\nNVIDIA H100 PCIe with CUDA capability\nsm_90 is not compatible with the current PyTorch installation.\n"
+            "The current PyTorch\ninstall supports CUDA capabilities sm_37 sm_50 sm_60 sm_70 sm_75 sm_80 sm_86.\n")
+    d = read_paste(soft, matrices=M, debug=True)
+    assert [(g.compute_capability, g.source) for g in d.snapshot.gpus] == [("9.0", "PyTorch warning line 2")]
+    head = "2022-12-16 18:31:30.311235: W external/org_tensorflow/tensorflow/compiler/xla/service/gpu/nvptx_compiler.cc:497]"
+    hard = f"{head} The NVIDIA driver's CUDA version is 11.\n0 which is older than the ptxas CUDA version (11.6.124)."
+    assert len(hard.split("\n")[0]) >= 120
+    d = read_paste(hard, matrices=M, debug=True)
+    assert d.snapshot.driver.cuda_api.value == "11.0"
+    assert d.snapshot.driver.cuda_api.source == "XLA error line 1"
+
+
+@pytest.mark.parametrize("text,driver", [
+    ("显卡驱动版本 470.82", "470.82"), ("ドライバーバージョン: 536.23", "536.23"), ("드라이버 버전 551.86", "551.86"),
+    ("драйвер 535.104", "535.104"), ("controlador 560.94", "560.94"),
+])
+def test_driver_in_other_languages(text, driver):
+    assert snap(text).driver.version.value == driver
+
+
+@pytest.mark.parametrize("text", ["我的显卡是 3090", "我的显卡是3090", "显卡：RTX3060", "我的显卡是RTX3060"])
+def test_gpu_in_chinese_prose(text):
+    assert [g.compute_capability for g in snap(text).gpus] == ["8.6"]

@@ -18,6 +18,8 @@ MESSAGES = {
     "gpu-too-old-for-pytorch": "Found GPU0 GeForce GT 720 which is of cuda capability 3.5.",
     "tf-ignoring-gpu": "Ignoring visible gpu device (device: 0, name: Quadro K4200, pci bus id: 0000:03:00.0, compute "
                        "capability: 3.0) with Cuda compute capability 3.0. The minimum required Cuda capability is 3.5.",
+    "code-needs-newer-arch": '/usr/local/cuda/targets/x86_64-linux/include/cuda/std/barrier(15): catastrophic error: '
+                             '#error directive: "CUDA synchronization primitives are only supported for sm_70 and up."',
     "vllm-min-capability": "RuntimeError: GPUs with compute capability below 7.0 are not supported.",
     "no-kernel-image": "RuntimeError: CUDA error: no kernel image is available for execution on the device",
     "tf-no-kernel-binaries": "TensorFlow was not built with CUDA kernel binaries compatible with compute capability "
@@ -47,10 +49,12 @@ MESSAGES = {
     "cudnn-not-found": "Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared "
                        "object file",
     "cudnn-not-initialized": "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED",
-    "cuda-libs-missing": "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open",
+    "cuda-libs-missing": "W tensorflow/core/common_runtime/gpu/gpu_device.cc:1850] Cannot dlopen some GPU libraries. "
+                         "Please make sure the missing libraries mentioned above are installed properly",
     "nvjitlink-symbol": "libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12",
     "glibcxx-version": "ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found",
-    "undefined-symbol": "ImportError: flash_attn_2_cuda.so: undefined symbol: _ZN3c104cuda9SetDeviceEi",
+    "undefined-symbol": "ImportError: apex/fused_layer_norm_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
+                        "_ZN3c104cuda9SetDeviceEi",
     "torch-extension-cuda-mismatch": "The detected CUDA version (12.1) mismatches the version that was used to "
                                      "compile PyTorch (11.8).",
     "deepspeed-cuda-mismatch": "Installed CUDA version 12.2 does not match the version torch was compiled with 11.7, "
@@ -76,6 +80,158 @@ MESSAGES = {
     "nccl-system-error": "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled "
                          "system error, NCCL version 2.19.3",
     "gpu-utilization-low": "GPU utilization is very low during training",
+    # Added with the catalogue's second round: messages as the frameworks print them (prefixes, paths, numbers).
+    "cudf-pascal-required": "UserWarning: You will need a GPU with NVIDIA Pascal\u2122 or newer architecture",
+    "rapids-missing-ptx": "RuntimeError: This cuDF installation is missing the necessary PTX files that are <=50.",
+    "triton-gpu-too-old": "RuntimeError: Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU "
+                          "compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0",
+    "invalid-device-function": "RuntimeError: CUDA error: invalid device function",
+    "cudnn-arch-mismatch": "RuntimeError: cuDNN error: CUDNN_STATUS_ARCH_MISMATCH",
+    "nvrtc-arch-unknown": "cupy.cuda.compiler.CompileException: nvrtc: error: invalid value for --gpu-architecture (-arch)",
+    "ptxas-unknown-arch": "ptxas fatal   : Value 'sm_120' is not defined for option 'gpu-name'",
+    "container-cuda-requirement": "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please "
+                                  "update your driver to a newer version, or use an earlier cuda container: unknown.",
+    "xla-driver-older-than-ptxas": "2024-05-28 04:48:02.870689: W external/xla/xla/service/gpu/nvptx_compiler.cc:760] "
+                                   "The NVIDIA driver's CUDA version is 12.4 which is older than the ptxas CUDA version "
+                                   "(12.5.40). Because the driver is older than the ptxas version, XLA is disabling "
+                                   "parallel compilation, which may slow down compilation.",
+    "ptx-version-unsupported": "ptxas application ptx input, line 9; fatal   : Unsupported .version 8.1; current version "
+                               "is '8.0'",
+    "numba-linker-error": "numba.cuda.cudadrv.driver.LinkerError: [222] Call to cuLinkAddData results in "
+                          "UNKNOWN_CUDA_ERROR",
+    "compat-not-supported-on-device": "RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward "
+                                      "compatibility was attempted on non supported HW",
+    "cuda-stub-library": "RuntimeError: CUDA error: CUDA driver is a stub library",
+    "jit-compiler-not-found": "CUDA_ERROR_JIT_COMPILER_NOT_FOUND: PTX JIT compiler library not found",
+    "cuda-initialization-error": "RuntimeError: CUDA error: initialization error",
+    "cuda-forked-subprocess": "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
+                              "multiprocessing, you must use the 'spawn' start method",
+    "nvrm-api-mismatch": "Aug 26 14:08:07 host kernel: NVRM: API mismatch: the client has the version 367.44, but",
+    "nvml-function-not-found": "Failed to initialize NVML: Function Not Found",
+    "tf-kernel-dso-mismatch": "E tensorflow/stream_executor/cuda/cuda_diagnostics.cc:303] kernel version 384.111.0 does "
+                              "not match DSO version 384.130.0 -- cannot find working devices in this configuration",
+    "secure-boot-key-rejected": "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service",
+    "kernel-module-missing": "modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-40-generic",
+    "gpu-needs-legacy-driver": "NVRM:  supported through the NVIDIA 470.xx Legacy drivers. Please",
+    "tf-cudart-stub": "2024-02-15 17:38:56.694239: I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers "
+                      "on your machine, GPU will not be used.",
+    "nvml-gpu-access-blocked": "Failed to initialize NVML: GPU access blocked by the operating system",
+    "wsl-libcuda-not-symlink": "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
+    "wsl-libcuda-readlink": "OSError: [Errno 22] Invalid argument: '/usr/lib/wsl/lib/libcuda.so.1'",
+    "docker-unknown-runtime": "docker: Error response from daemon: unknown or invalid runtime name: nvidia.",
+    "cdi-unresolvable": "Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all",
+    "container-driver-libs-in-image": "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/"
+                                      "x/merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown",
+    "wsl-container-driver-error": "nvidia-container-cli: driver error: failed to process request: unknown.",
+    "k8s-nvml-not-loaded": "Failed to start nvml with error:  could not load NVML library",
+    "k8s-insufficient-gpu": "Warning  FailedScheduling  0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
+    "cuda-not-supported": "RuntimeError: CUDA error encountered at: /workspace/cpp/src/bitmask/null_mask.cu:93: 801 "
+                          "cudaErrorNotSupported operation not supported.",
+    "peer-access-unsupported": "RuntimeError: CUDA error: peer access is not supported between these two devices",
+    "xid-application-error": "NVRM: Xid (PCI:0000:3b:00): 13, pid=4242, Graphics Exception: ESR 0x405840=0x0",
+    "xid-gsp-timeout": "NVRM: Xid (PCI:0000:c1:00): 119, pid=1582, name=nvidia-smi, Timeout waiting for RPC from GSP!",
+    "nvlink-uncorrectable": "RuntimeError: CUDA error: uncorrectable NVLink error was detected during the execution",
+    "torch-cudnn-incompatible": "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 5, 0) "
+                                "but found runtime version (8, 3, 3).",
+    "cudnn-not-supported": "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed "
+                           "in a non-contiguous input.",
+    "cudnn-execution-failed": "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED",
+    "cudnn-status-other": "RuntimeError: cuDNN error: CUDNN_STATUS_MAPPING_ERROR",
+    "tf-conv-algorithm-failed": "tensorflow.python.framework.errors_impl.UnknownError: Failed to get convolution "
+                                "algorithm. This is probably because cuDNN failed to initialize",
+    "tf-factory-already-registered": "E tensorflow/compiler/xla/stream_executor/cuda/cuda_dnn.cc:9342] Unable to "
+                                     "register cuDNN factory: Attempting to register factory for plugin cuDNN when "
+                                     "one has already been registered",
+    "tf-tensorrt-missing": "2024-05-10 11:33:15.185131: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT "
+                           "Warning: Could not find TensorRT",
+    "tf-cpu-feature-guard": "I tensorflow/core/platform/cpu_feature_guard.cc:182] This TensorFlow binary is optimized "
+                            "to use available CPU instructions in performance-critical operations.",
+    "tf-numa-node": "I tensorflow/compiler/xla/stream_executor/cuda/cuda_gpu_executor.cc:894] successful NUMA node read "
+                    "from SysFS had negative value (-1), but there must be at least one NUMA node, so returning NUMA "
+                    "node zero",
+    "tf-dso-cuda-lib": "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+                       "'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
+    "xla-libdevice-missing": "W external/xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:102] Can't find "
+                             "libdevice directory ${CUDA_DIR}/nvvm/libdevice.",
+    "jax-cuda-lib-missing": "RuntimeError: Unable to load cuSPARSE. Is it installed?",
+    "nvrtc-missing": "OSError: libnvrtc.so.12: cannot open shared object file: No such file or directory",
+    "ctranslate2-cuda-lib": "RuntimeError: Library cublas64_12.dll is not found or cannot be loaded",
+    "onnxruntime-cuda-provider-failed": "[E:onnxruntime:Default, provider_bridge_ort.cc:1744 TryGetProviderInfo_CUDA] "
+                                        "Failed to load library libonnxruntime_providers_cuda.so with error: "
+                                        "libcudnn.so.9: cannot open",
+    "onnxruntime-cpu-package": "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider "
+                               "names.Available providers: 'AzureExecutionProvider, CPUExecutionProvider'",
+    "numba-no-libcuda": "numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: CUDA driver library cannot "
+                        "be found.",
+    "numba-nvvm-missing": "numba.cuda.cudadrv.error.NvvmSupportError: libNVVM cannot be found. Do `conda install "
+                          "cudatoolkit`:",
+    "cupy-not-correctly-installed": "ImportError: CuPy is not correctly installed.",
+    "bnb-cuda-setup-failed": "RuntimeError: CUDA Setup failed despite GPU being available. Please run the following "
+                             "command to get more information: python -m bitsandbytes",
+    "bnb-no-gpu-support": "UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit "
+                          "optimizers, 8-bit multiplication, and GPU quantization are unavailable.",
+    "flash-attn-undefined-symbol": "`flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined",
+    "xformers-built-for-cpu-torch": "    PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)",
+    "xformers-built-for": "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:",
+    "windows-entry-point-not-found": "The procedure entry point ?dtype@TensorOptions@c10 could not be located in the "
+                                     "dynamic link library xformers\\_C.pyd",
+    "windows-dll-load-failed": 'OSError: [WinError 126] The specified module could not be found. Error loading '
+                               '"C:\\venv\\lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.',
+    "torchvision-cuda-mismatch": "RuntimeError: operator torchvision::nms does not exist",
+    "jaxlib-too-old": "RuntimeError: jaxlib is version 0.4.7, but this version of jax requires version >= 0.4.14.",
+    "jax-plugin-version-mismatch": "/usr/local/lib/python3.12/dist-packages/jaxlib/plugin_support.py:71: RuntimeWarning: "
+                                   "JAX plugin jax_cuda12_plugin version 0.7.2 is installed, but it is not compatible "
+                                   "with the installed jaxlib version 0.7.1, so it will not be used.",
+    "jax-plugin-init-error": "Jax plugin configuration error: Exception when calling "
+                             "jax_plugins.xla_cuda12.initialize()",
+    "apex-cuda-mismatch": "RuntimeError: Cuda extensions are being compiled with a version of Cuda that does not match "
+                          "the version used to compile Pytorch binaries.",
+    "deepspeed-no-cuda-home": "deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, unable "
+                              "to compile CUDA op(s)",
+    "deepspeed-async-io-warning": " [WARNING]  async_io requires the dev libaio .so object and headers but these were "
+                                  "not found.",
+    "nvcc-unsupported-host-compiler": "/usr/local/cuda/include/crt/host_config.h:132:2: error: #error -- unsupported GNU "
+                                      "version! gcc versions later than 11 are not supported!",
+    "jax-backend-cuda-failed": "I0808 20:59:00.842178 139857030612800 xla_bridge.py:328] Unable to initialize backend "
+                               "'cuda': FAILED_PRECONDITION: No visible GPU devices.",
+    "jax-other-backend-info": "I0808 20:59:00.964296 139857030612800 xla_bridge.py:328] Unable to initialize backend "
+                              "'tpu': module 'jaxlib.xla_extension' has no attribute 'get_tpu_client'",
+    "jax-no-gpu-fallback": "2022-11-30 12:50:08,211 - jax._src.lib.xla_bridge - WARNING - No GPU/TPU found, falling "
+                           "back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)",
+    "jaxlib-cuda-wheel-missing": "ERROR: No matching distribution found for jaxlib==0.4.9+cuda12.cudnn88",
+    "pip-requires-python": "ERROR: Package 'torch' requires a different Python: 3.8.10 not in '>=3.9.0'",
+    "flash-attn-ampere-required": "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+    "transformers-bf16-unsupported": "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using "
+                                     "Ampere GPU with cuda>=11.0",
+    "triton-cannot-select": "LLVM ERROR: Cannot select: 0x55d5c8a8e1d0: bf16 = fp_round 0x55d5c8a8e0a0",
+    "whisper-fp16-on-cpu": "UserWarning: FP16 is not supported on CPU; using FP32 instead",
+    "cuda-error-oom": "RuntimeError: CUDA error: out of memory",
+    "cupy-oom": "cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 805,306,368 bytes (allocated so far: "
+                "536,870,912 bytes).",
+    "nccl-cuda-oom": "node1:1234:1290 [0] include/alloc.h:103 NCCL WARN Cuda failure 2 'out of memory'",
+    "cublas-handle-failed": "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`",
+    "unspecified-launch-failure": "RuntimeError: CUDA error: unspecified launch failure",
+    "illegal-instruction": "RuntimeError: CUDA error: an illegal instruction was encountered",
+    "launch-out-of-resources": "RuntimeError: CUDA error: too many resources requested for launch",
+    "cuda-invalid-argument": "RuntimeError: CUDA error: invalid configuration argument",
+    "stream-capture-unsupported": "RuntimeError: CUDA error: operation not permitted when stream is capturing",
+    "vllm-kv-cache-memory": "ValueError: No available memory for the cache blocks. Try increasing "
+                            "`gpu_memory_utilization` when initializing the engine.",
+    "torch-deserialize-cuda": "RuntimeError: Attempting to deserialize object on a CUDA device but "
+                              "torch.cuda.is_available() is False.",
+    "nccl-duplicate-gpu": "NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000",
+    "nccl-invalid-usage": "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+                          "NCCLUtils.hpp:219, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.14.3",
+    "nccl-unhandled-cuda-error": "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+                                 "ProcessGroupNCCL.cpp:1691, unhandled cuda error (run with NCCL_DEBUG=INFO for "
+                                 "details), NCCL version 2.19.3",
+    "nccl-internal-error": "RuntimeError: NCCL error in: ../torch/lib/c10d/ProcessGroupNCCL.cpp:825, internal error, "
+                           "NCCL version 2.7.8",
+    "nccl-remote-error": "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting "
+                         "prematurely.",
+    "nccl-ib-no-device": "3767c65d25c4:880:887 [0] NCCL INFO NET/IB : No device found.",
+    "dist-backend-error": "torch.distributed.DistBackendError: [3] is setting up NCCL communicator and retrieving "
+                          "ncclUniqueId from [0] via c10d key-value store",
 }
 
 
@@ -83,12 +239,24 @@ def run(args, **kw):
     return CliRunner().invoke(cli, args, catch_exceptions=False, **kw)
 
 
-def test_catalogue_has_at_least_40_sourced_entries():
+def test_catalogue_has_at_least_120_sourced_entries():
     entries = load_catalog()
-    assert len(entries) >= 40
+    assert len(entries) >= 120
     assert len({e.id for e in entries}) == len(entries)
     for e in entries:
         assert e.source.startswith("https://") and e.causes and e.confirm and e.fix
+
+
+def test_every_printed_message_cites_the_source_that_prints_it():
+    # Only free-text complaints have no framework source that prints them.
+    missing = {e.id for e in load_catalog() if not e.printed_by}
+    assert missing == {"gpu-utilization-low"}
+    assert all(u.startswith("https://") for e in load_catalog() for u in e.printed_by)
+
+
+def test_every_pattern_has_a_literal_prefilter():
+    # A pattern without a required literal runs on every line and slows diagnose on big pastes.
+    assert [(e.id, p) for e in load_catalog() for p, lit in zip(e.patterns, e.literals) if lit is None] == []
 
 
 def test_every_entry_has_a_test_message():
@@ -223,3 +391,20 @@ def test_explain_probes_by_default_and_survives_a_build_without_probes(monkeypat
     monkeypatch.setattr(check, "probe", no_probes)
     res = run(["explain", "Torch not compiled with CUDA enabled"])
     assert called and res.exit_code == 0 and "On this machine" not in res.stdout
+
+
+@pytest.mark.parametrize("entry, message", [
+    ("cudf-pascal-required", "you will need a GPU with NVIIDA Pascal or newer architecture"),
+    ("gpu-fallen-off-bus", "the gpu randomly falls off the bus"),
+    ("nvcc-unsupported-arch", "I meet the error:\"Unsupported gpu architecture 'compute_75'\"."),
+    ("onnxruntime-cpu-package", "  \u2022 ['AzureExecutionProvider', 'CPUExecutionProvider']"),
+    ("onnxruntime-cpu-package", "CUDAExecutionProvider not available \u2014 ONNX will fall back to CPU."),
+    ("driver-insufficient", "Cuda error(35),CUDA driver version is insufficient for CUD runtime version"),
+    ("driver-insufficient", "I find the error CUDAError InsufficientDriver. My CUDA version is 12.9.41"),
+    ("driver-insufficient", "cuda.bindings.driver.CUresult.CUDA_ERROR_INSUFFICIENT_DRIVER"),
+    ("container-no-gpu-runtime",
+     'Error response from daemon: could not select device driver "nvidia" with capabilities: [[gpu]]'),
+])
+def test_wording_variants_match(entry, message):
+    matches = match_text(message)
+    assert matches and matches[0].entry.id == entry

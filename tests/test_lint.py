@@ -152,7 +152,7 @@ def test_json_output_follows_its_schema():
     data = json.loads(out)
     jsonschema.validate(data, json.loads((SCHEMAS / "lint.v1.json").read_text()))
     assert data["summary"]["exit_code"] == code == 1
-    assert data["files"][1]["findings"][0]["location"] == {"path": str(LINT / "text-generation-webui" / "Dockerfile"),
+    assert data["files"][1]["findings"][0]["location"] == {"file": str(LINT / "text-generation-webui" / "Dockerfile"),
                                                            "line": 37, "end_line": None}
 
 
@@ -221,3 +221,13 @@ def test_lint_fix_is_the_install_engines_choice():
     assert code == 0
     pip = next(c for c in f.fix.commands if " -m pip install torch==" in c)
     assert pip.split("install ", 1)[1] == plan["commands"]["pip"].split("install ", 1)[1]
+
+
+def test_github_annotations_land_on_the_file_and_line(tmp_path, monkeypatch):
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    code, out = run("lint", str(LINT / "nemo-rl" / "uv.lock"), "--driver", "580.65.06", "--gpu", "H100 SXM 80GB",
+                    "--format", "github")
+    (line,) = [x for x in out.splitlines() if x.startswith("::error ")]
+    assert code == 1 and "file=" in line and "line=35" in line and "GD522" in line
+    assert "gpudoctor lint" in summary.read_text()

@@ -12,7 +12,7 @@ from gpudoctor.findings import ExitCode
 from gpudoctor.serde import DataError
 from gpudoctor.snapshot import Snapshot
 
-FORMATS = ("text", "json", "markdown")
+FORMATS = ("text", "json", "markdown", "github", "junit", "prometheus", "oneline", "nfd")
 PRECISIONS = ("tf32", "bf16", "fp8")
 
 
@@ -73,9 +73,12 @@ def python_option(f):
 @click.option("--require-precision", "require", multiple=True, type=click.Choice(PRECISIONS),
               help="The job needs this precision: its absence on a GPU becomes an error. Repeatable.")
 @click.option("--smoke", is_flag=True, help="Also run `gpudoctor smoke --quick` and include its findings.")
+@click.option("--policy", "policy_file", metavar="FILE",
+              help="A policy file (gpudoctor.toml, or pyproject.toml's [tool.gpudoctor]): docs/ci.md.")
+@click.option("--report-out", metavar="FILE", help="Also write the JSON report to FILE (with any --format).")
 @click.option("-v", "--verbose", is_flag=True, help="Show sources, evidence and fixes for info findings.")
 @click.option("--debug", is_flag=True, hidden=True)
-def check(python, deep, fmt, as_json, strict, from_file, require, smoke, verbose, debug):
+def check(python, deep, fmt, as_json, strict, from_file, require, smoke, policy_file, report_out, verbose, debug):
     """Judge this environment: will PyTorch / TensorFlow / JAX / CuPy really use every GPU?
 
     Exit codes: 0 no error findings, 1 error findings (--strict: warnings too),
@@ -88,12 +91,29 @@ def check(python, deep, fmt, as_json, strict, from_file, require, smoke, verbose
         fmt = "json"
     if from_file and (python or deep or smoke):
         raise click.UsageError("--from judges a saved snapshot; --python, --deep and --smoke probe a live machine")
+    policy = _load_policy(policy_file) if policy_file else None
     snapshot = load_snapshot_file(from_file) if from_file else probe(python, deep, quiet=fmt != "text")
-    report = judge(snapshot, load_matrices(), require_precision=tuple(require), debug=debug)
+    require = tuple(require) + (policy.precisions if policy else ())
+    report = judge(snapshot, load_matrices(), require_precision=require, debug=debug)
     if smoke:
         report = _with_smoke(report, python)
-    emit(report, fmt, strict, verbose)
+    extra = {}
+    if policy:
+        from gpudoctor.rules.policy import apply_policy, policy_data
+
+        report, ignored = apply_policy(report, policy)
+        extra["policy"] = policy_data(policy, ignored)
+    emit(report, fmt, strict, verbose, extra, report_out)
     sys.exit(report.exit_code(strict))
+
+
+def _load_policy(path: str):
+    from gpudoctor.policy import PolicyError, load_policy
+
+    try:
+        return load_policy(path)
+    except PolicyError as exc:
+        raise InputError(str(exc)) from None
 
 
 # Findings of check that already say smoke cannot run: no driver, no GPU passed in.
@@ -117,11 +137,30 @@ def _with_smoke(report, python):
     return replace(report, findings=tuple(sort_findings(list(report.findings) + extra)))
 
 
-def emit(report, fmt: str, strict: bool, verbose: bool) -> None:
-    if fmt == "json":
-        from gpudoctor.render.json import dumps, report_data
+def emit(report, fmt: str, strict: bool, verbose: bool, extra: dict | None = None,
+         report_out: str | None = None, command: str = "check") -> None:
+    from gpudoctor.render.ci import CI_FORMATS
+    from gpudoctor.render.json import dumps, report_data
 
-        click.echo(dumps(report_data(report, "check", strict)))
+    data = {**report_data(report, command, strict), **(extra or {})}
+    if report_out:
+        from gpudoctor.render.ci import write_report
+
+        try:
+            write_report(report_out, dumps(data))
+        except OSError as exc:
+            raise InputError(f"--report-out: cannot write {report_out}: {exc.strerror or exc}") from None
+    if fmt == "json":
+        click.echo(dumps(data))
+    elif fmt == "nfd":
+        from gpudoctor.render.nfd import render as render_nfd
+
+        click.echo(render_nfd(report, strict), nl=False)
+    elif fmt in CI_FORMATS:
+        from gpudoctor.render.ci import render as render_ci
+        from gpudoctor.render.outcomes import from_report
+
+        click.echo(render_ci(fmt, from_report(report, command, strict, report_out)), nl=False)
     elif fmt == "markdown":
         from gpudoctor.render.markdown import render
 

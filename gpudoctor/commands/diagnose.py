@@ -14,7 +14,7 @@ import click
 
 from gpudoctor.cli import InputError
 
-FORMATS = ("text", "json", "markdown")
+FORMATS = ("text", "json", "markdown", "github", "junit", "oneline")
 MAX_BYTES = 64 * 1024 * 1024
 
 
@@ -93,6 +93,11 @@ def _emit(report, read: dict, name: str, fmt: str, strict: bool, verbose: bool) 
         data = report_data(report, "diagnose", strict)
         data["read"] = read
         click.echo(dumps(data))
+    elif fmt in ("github", "junit", "oneline"):
+        from gpudoctor.render.ci import render as render_ci
+        from gpudoctor.render.outcomes import from_report
+
+        click.echo(render_ci(fmt, from_report(report, "diagnose", strict)), nl=False)
     elif fmt == "markdown":
         from gpudoctor.render.diagnose import render_markdown
         from gpudoctor.render.markdown import render

@@ -11,7 +11,7 @@ import click
 from gpudoctor.cli import InputError
 from gpudoctor.findings import Severity, exit_code_for
 
-FORMATS = ("text", "json", "sarif")
+FORMATS = ("text", "json", "sarif", "github")
 LINT_SCHEMA_VERSION = 1
 _PY_VERSION = re.compile(r"^\s*3\.\d+(\.\d+)?\s*$")
 
@@ -102,6 +102,13 @@ def lint(files, driver, gpus, sms, python, os_name, arch, cpu, from_file, fmt, s
         from gpudoctor.render.sarif import sarif_log
 
         click.echo(dumps(sarif_log(findings)))
+    elif fmt == "github":
+        import os
+
+        from gpudoctor.render.github import render
+        from gpudoctor.render.outcomes import from_findings
+
+        click.echo(render(from_findings(findings, "lint", strict), os.environ), nl=False)
     else:
         _text(reports, described, verbose)
     sys.exit(code)

@@ -39,12 +39,15 @@ def _load_snapshot(path: str | None) -> Snapshot | None:
               help="--full adds a pattern write/verify over most free memory and longer timings.")
 @click.option("--timeout", "timeout", type=float, metavar="S", help="Hard limit for the runner (default 120, --full 600).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema smoke.v1) on stdout.")
+@click.option("--format", "fmt", type=click.Choice(("text", "json", "github", "junit", "prometheus", "oneline")),
+              default="text", show_default=True, help="Output format (CI and scheduler formats: docs/ci.md).")
 @click.option("--allow-cpu", is_flag=True, help="Run the numerics on the CPU where CUDA is unavailable (for tests).")
 @click.option("--strict", is_flag=True, help="Warnings (slow GEMM, slow copies) fail too.")
 @click.option("--snapshot", "snapshot_file", metavar="FILE",
               help="A `gpudoctor snapshot --json` file: NVML throttle reasons and PCIe link explain slow results.")
 @click.option("--runner", "runner_script", hidden=True, help="Replacement runner script (tests).")
-def smoke(python, backend, gpus, quick, timeout, as_json, allow_cpu, strict, snapshot_file, runner_script) -> None:
+def smoke(python, backend, gpus, quick, timeout, as_json, fmt, allow_cpu, strict, snapshot_file,
+          runner_script) -> None:
     """Run seconds-long GPU kernels that prove each precision path.
 
     Per GPU: GEMM in FP32 (TF32 off), TF32, FP16, BF16 and FP8 against an FP64
@@ -52,11 +55,13 @@ def smoke(python, backend, gpus, quick, timeout, as_json, allow_cpu, strict, sna
     forward/backward; which attention kernel SDPA selects; copy bandwidth;
     with several GPUs, NCCL all-reduce and peer access.
     """
+    as_json = as_json or fmt == "json"
+    quiet = as_json or fmt != "text"
     try:
         options = SmokeOptions(backend=backend, gpus=parse_gpus(gpus), mode="quick" if quick else "full",
                                timeout_s=timeout, allow_cpu=allow_cpu, strict=strict, runner_script=runner_script)
         snapshot = _load_snapshot(snapshot_file)
-        progress = make_progress(sys.stderr, as_json)
+        progress = make_progress(sys.stderr, quiet)
         try:
             report = run_smoke(RealHost(), python, options, snapshot, on_event=progress.on_event,
                                on_runner_start=lambda n: progress.start(planned_tests(n, options.mode)))
@@ -66,6 +71,11 @@ def smoke(python, backend, gpus, quick, timeout, as_json, allow_cpu, strict, sna
         raise click.UsageError(str(exc)) from None
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2))
+    elif fmt != "text":
+        from gpudoctor.render.ci import render as render_ci
+        from gpudoctor.render.outcomes import from_smoke
+
+        click.echo(render_ci(fmt, from_smoke(report)), nl=False)
     else:
         from gpudoctor.render.console import stdout_console
         from gpudoctor.smoke.render_text import render

@@ -29,7 +29,7 @@ from gpudoctor.diagnose import (
     tensorflow,
 )
 from gpudoctor.diagnose.build import build
-from gpudoctor.diagnose.collect import Facts, Read, Signal
+from gpudoctor.diagnose.collect import Facts, Read, Signal, prefer_the_failing_report
 from gpudoctor.diagnose.paste import Paste
 from gpudoctor.matrices import Matrices
 from gpudoctor.snapshot import ProbeError, Snapshot
@@ -76,6 +76,7 @@ def read_facts(pastes: list[Paste], debug: bool = False) -> tuple[Facts, list[Pr
                 where = f" (at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno})" if tb else ""
                 crashed.append(ProbeError(f"diagnose {name}", f"{type(exc).__name__}: {exc}{where}"))
     try:
+        prefer_the_failing_report(f)
         packages.interpret(f)
     except Exception as exc:  # noqa: BLE001
         if debug:

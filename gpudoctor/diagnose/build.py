@@ -253,9 +253,13 @@ def _frameworks(f: Facts, reads: list[Read]) -> tuple[Framework, ...] | None:
                 facts[key] = Fact(value, v.source)
                 reads.append(Read(f"{name}.{key}", _show(v.value), v.source))
         deep = None
-        if "is_available" in store:
-            v = store["is_available"]
-            deep = DeepResult(imported=True, is_available=bool(v.value))
-            reads.append(Read(f"{name}.is_available", _show(v.value), v.source))
+        if "is_available" in store or "cudnn_runtime" in store:
+            # What the framework itself said at run time, as --deep would have seen it.
+            available, loaded = store.get("is_available"), store.get("cudnn_runtime")
+            deep = DeepResult(imported=True, is_available=bool(available.value) if available else None,
+                              cudnn_runtime=loaded.value if loaded else None)
+            for key, v in (("is_available", available), ("cudnn_runtime", loaded)):
+                if v is not None:
+                    reads.append(Read(f"{name}.{key}", _show(v.value), v.source))
         out.append(Framework(name=name, deep=deep, **facts))
     return tuple(out) if out else None

@@ -40,6 +40,12 @@ class ErrorEntry:
     frameworks: tuple[str, ...] = ()
     related: tuple[str, ...] = ()
     note: str = ""
+    # Where the framework prints the message: source-file URLs (repository and path).
+    printed_by: tuple[str, ...] = ()
+    # Entries whose match anywhere else in the same paste (usually an earlier
+    # line) carries the real cause: this message is then only its consequence,
+    # and diagnose reports those instead of this one.
+    deferred_by: tuple[str, ...] = ()
     compiled: tuple[re.Pattern, ...] = field(default=(), compare=False, repr=False)
     # Per pattern, a lower-case literal every match contains (None: no such literal):
     # lines without it are skipped without running the regex.
@@ -86,12 +92,18 @@ def parse_catalog(raw: str) -> tuple[ErrorEntry, ...]:
             raise CatalogError(f"{where}: needs a code or a category")
         if not entry.source.startswith("https://"):
             raise CatalogError(f"{where}: source must be an https URL")
+        if any(not url.startswith("https://") for url in entry.printed_by):
+            raise CatalogError(f"{where}: printed_by must be https URLs")
         try:
             compiled = tuple(re.compile(p, re.I | re.M) for p in entry.patterns)
         except re.error as exc:
             raise CatalogError(f"{where}: bad pattern: {exc}") from None
         literals = tuple(required_literal(p) for p in entry.patterns)
         entries.append(ErrorEntry(**{**entry.__dict__, "compiled": compiled, "literals": literals}))
+    for entry in entries:
+        unknown = [i for i in entry.deferred_by if i not in seen or i == entry.id]
+        if unknown:
+            raise CatalogError(f"errors.toml ({entry.id}): deferred_by names unknown entries {unknown}")
     return tuple(entries)
 
 

@@ -77,6 +77,10 @@ class Facts:
         self._signal_keys: set[tuple[str, str]] = set()
         self.formats: list[str] = []  # formats recognised, in order of first sight
         self.conflicts: list[str] = []
+        # Equal-rank values that lost to an earlier one: (store, key, value). When a paste
+        # holds several reports, the one printed just before the failure wins (see
+        # prefer_the_failing_report).
+        self.contested: list[tuple[dict[str, Value], str, Value]] = []
         self.extra_reads: list[Read] = []  # facts shown but not part of the snapshot
 
     # --- bookkeeping ---------------------------------------------------------------
@@ -102,6 +106,8 @@ class Facts:
             store[key] = Value(value, source, rank)
             self.conflicts.append(f"{label}: {value} ({source}) over {have.value} ({have.source})")
         else:
+            if rank == have.rank:
+                self.contested.append((store, key, Value(value, source, rank)))
             self.conflicts.append(f"{label}: kept {have.value} ({have.source}), not {value} ({source})")
 
     # --- facts ---------------------------------------------------------------------
@@ -199,6 +205,34 @@ class Facts:
     def empty(self) -> bool:
         return not (self.scalars or self.frameworks or self.gpus or self.runtimes or self.packages
                     or self.signals or any(self.libraries.values()) or self.no_gpus)
+
+
+_LINE = re.compile(r"^(?!--error)[^:]*?line (\d+)$")
+
+
+def _line(source: str) -> int | None:
+    m = _LINE.match(source)
+    return int(m.group(1)) if m else None
+
+
+def prefer_the_failing_report(f: Facts) -> None:
+    """A paste with two reports (before and after a reinstall, host and container)
+    describes the failure with the one printed last before the first error line:
+    among values of equal rank, that one wins. Without an error line the first
+    value stays."""
+    errors = [n for n in (_line(sig.source) for sig in f.signals) if n is not None]
+    if not errors or not f.contested:
+        return
+    failure = min(errors)
+    for store, key, challenger in f.contested:
+        have = store.get(key)
+        line, have_line = _line(challenger.source), _line(have.source) if have else None
+        if have is None or line is None or have_line is None or challenger.rank != have.rank:
+            continue
+        if have_line < line <= failure:
+            store[key] = challenger
+            f.conflicts.append(f"{key}: {challenger.value} ({challenger.source}), the report nearest the failure, "
+                               f"over {have.value} ({have.source})")
 
 
 def _refines(precise: Any, rough: Any) -> bool:

@@ -13,6 +13,7 @@ import re
 
 from gpudoctor.diagnose.catalog import match_text
 from gpudoctor.diagnose.collect import TOOL, Facts, Read, Signal
+from gpudoctor.diagnose.freetext import gpu_names
 from gpudoctor.diagnose.paste import Paste
 from gpudoctor.versions import compute_capability, cuda_version
 
@@ -46,12 +47,14 @@ _TF_NO_BINARIES = re.compile(r"TensorFlow was not built with CUDA kernel binarie
                              r"(\d{1,2}\.\d)", re.I)
 _TORCH_CPU = re.compile(r"Torch not compiled with CUDA enabled", re.I)
 _JAX_CPU = re.compile(r"CUDA-enabled jaxlib is not installed", re.I)
+_JAX_PLUGIN_FAILED = {"jax-plugin-version-mismatch", "jax-plugin-init-error", "jax-backend-cuda-failed",
+                      "cudnn-version-mismatch-jax", "jax-cuda-lib-missing"}
 _TF_DSO = re.compile(r"tensorflow[^\n]{0,80}Successfully opened dynamic library (?:lib)?cudart", re.I)
 _TF_CUDNN_LOADED = re.compile(r"Loaded cuDNN version (\d{4,6})", re.I)
 # torch/backends/cudnn/__init__.py: "cuDNN version incompatibility: PyTorch was compiled against (8, 7, 0)
 # but found runtime version (8, 5, 0)".
-_CUDNN_TORCH = re.compile(r"PyTorch was compiled\s{1,4}against \((\d{1,2}), (\d{1,2}), (\d{1,3})\) but found "
-                          r"runtime version \((\d{1,2}), (\d{1,2}), (\d{1,3})\)", re.I)
+_CUDNN_TORCH = re.compile(r"PyTorch was compiled\s{1,4}against \((\d{1,2}), (\d{1,2}), (\d{1,3})\) but "
+                          r"(?:found runtime version|linked against) \((\d{1,2}), (\d{1,2}), (\d{1,3})\)", re.I)
 # xformers/_cpp_lib.py: "xFormers was built for:\n PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)"
 _XFORMERS_BUILT = re.compile(r"PyTorch ([\w.+]{3,40}) with CUDA (\d{3,5}) \(you have ([\w.+]{3,40})\)", re.I)
 # XLA: "The NVIDIA driver's CUDA version is 11.4 which is older than the ptxas CUDA version (11.8.89)"
@@ -68,13 +71,18 @@ def cudnn_from_int(n: int) -> str:
 
 def parse(p: Paste, f: Facts) -> None:
     # A message a terminal or an issue form wrapped over two lines is read with the
-    # continuation joined (Paste.unwrapped keeps the pasted line numbers).
+    # continuation joined (Paste.unwrapped keeps the pasted line numbers). Signals
+    # first: what a message means can depend on the others (deferred_by).
     q = p.unwrapped()
+    _signals(p, q, f)
     _arch_messages(q, f)
     _driver_and_toolkit(q, f)
     _cudnn_messages(q, f)
     _device_lines(q, f)
     _implied_facts(q, f)
+
+
+def _signals(p: Paste, q: Paste, f: Facts) -> None:
     matched: set[str] = set()
     for match in match_text(p.text):
         _signal(p, f, match.entry, match.line_no, match.text)
@@ -82,8 +90,7 @@ def parse(p: Paste, f: Facts) -> None:
     if q is not p:  # entries only the joined text shows
         for match in match_text(q.text):
             if match.entry.id not in matched:
-                line = p.line_no(q._starts[match.line_no - 1])
-                _signal(p, f, match.entry, line, match.text)
+                _signal(p, f, match.entry, q.pasted_line(match.line_no), match.text)
 
 
 def _signal(p: Paste, f: Facts, e, line_no: int, text: str) -> None:
@@ -98,7 +105,7 @@ def _implied_facts(p: Paste, f: Facts) -> None:
         src = p.where("PyTorch error", m.start())
         f.fw("torch", "build", "cuda", src)
         f.fw("torch", "cudnn", ".".join(m.group(1, 2, 3)), src)
-        f.extra_reads.append(Read("cudnn.loaded", ".".join(m.group(4, 5, 6)), src))
+        f.fw("torch", "cudnn_runtime", ".".join(m.group(4, 5, 6)), src)
     if "you have" in p.lower:
         for m in _XFORMERS_BUILT.finditer(p.text):
             src = p.where("xFormers warning", m.start())
@@ -117,8 +124,11 @@ def _sm_warnings(p: Paste):
 def _arch_messages(p: Paste, f: Facts) -> None:
     for m in _sm_warnings(p):
         src = p.where("PyTorch warning", m.start())
-        # The line may start with the warning's file and category: keep what follows "Warning:".
-        name = re.split(r"Warning:\s*", m.group(1))[-1].strip(" :`'\"")
+        # The line may start with the warning's file and category, or a title ("Bug Report:"):
+        # the name is what the free-text reader finds there, else what follows "Warning:".
+        head = re.split(r"Warning:\s*", m.group(1))[-1].strip(" :`'\"")
+        found = gpu_names(head)
+        name = found[-1] if found else head
         cc = compute_capability(m.group(2))
         f.gpu(src, name=name or None, compute_capability=str(cc) if cc else None)
         f.fw("torch", "build", "cuda", src)
@@ -140,7 +150,10 @@ def _arch_messages(p: Paste, f: Facts) -> None:
     for m in p.scan(_TORCH_CPU, "not compiled with cuda"):
         f.fw("torch", "build", "cpu", p.where("PyTorch error", m.start()))
     for m in p.scan(_JAX_CPU, "cuda-enabled jaxlib"):
-        f.fw("jax", "build", "cpu", p.where("JAX warning", m.start()))
+        # JAX prints this whenever no CUDA backend came up, also after its CUDA plugin
+        # failed to start: it means a CPU-only jaxlib only when no earlier line says why.
+        if not any(sig.entry in _JAX_PLUGIN_FAILED for sig in f.signals):
+            f.fw("jax", "build", "cpu", p.where("JAX warning", m.start()))
 
 
 def _driver_and_toolkit(p: Paste, f: Facts) -> None:
@@ -169,7 +182,7 @@ def _cudnn_messages(p: Paste, f: Facts) -> None:
         src = p.where("JAX error", m.start())
         f.fw("jax", "build", "cuda", src)
         f.fw("jax", "cudnn", cudnn_from_int(int(built)), src)
-        f.extra_reads.append(Read("cudnn.loaded", cudnn_from_int(int(loaded)), src))
+        f.fw("jax", "cudnn_runtime", cudnn_from_int(int(loaded)), src)
     for m in p.scan(_TF_CUDNN_LOADED, "loaded cudnn version"):
         f.extra_reads.append(Read("cudnn.loaded", cudnn_from_int(int(m.group(1))), p.where("TensorFlow log", m.start())))
 
@@ -181,7 +194,7 @@ def _cudnn_pair(p: Paste, f: Facts, m: re.Match, built: str, loaded: str) -> Non
     src = p.where("cuDNN error", m.start())
     f.fw(fw, "build", "cuda", src)
     f.fw(fw, "cudnn", built, src)
-    f.extra_reads.append(Read("cudnn.loaded", loaded, src))
+    f.fw(fw, "cudnn_runtime", loaded, src)
 
 
 def _device_lines(p: Paste, f: Facts) -> None:

@@ -14,7 +14,7 @@ from gpudoctor.compat import parse_arch_list
 from gpudoctor.diagnose import Diagnosis
 from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.diagnose.collect import Read
-from gpudoctor.doctor import Report, judge
+from gpudoctor.doctor import Report, judge, verdicts
 from gpudoctor.findings import Evidence, Finding, Fix, Outcome, RuleResult, sort_findings
 from gpudoctor.matrices import Matrices
 from gpudoctor.rules.registry import RULES, all_rules
@@ -28,10 +28,13 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
     all_rules()
     entries = {e.id: e for e in load_catalog()}
     by_key: dict[tuple[str, str], Finding] = {}
+    seen = {sig.entry for sig in d.signals}
     for sig in d.signals:
         entry = entries.get(sig.entry)
         if entry is None or entry.code is None or entry.code not in RULES:
             continue
+        if seen.intersection(entry.deferred_by):
+            continue  # the paste also shows the message that names the real cause
         rule = RULES[entry.code]
         category = _category(entry.code, entry.category, d, m)
         evidence = Evidence("error", sig.text, sig.source)
@@ -118,7 +121,9 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
     extra = signal_findings(d, m)
     results += [RuleResult(code, Outcome.FINDING, "", tuple(f for f in extra if f.code == code))
                 for code in sorted({f.code for f in extra})]
-    return dataclasses.replace(report, findings=tuple(sort_findings(findings + extra)), results=tuple(results))
+    findings = sort_findings(findings + extra)
+    return dataclasses.replace(report, findings=tuple(findings), results=tuple(results),
+                               verdicts=tuple(verdicts(d.snapshot, m, findings, results)))
 
 
 def read_data(d: Diagnosis) -> dict:

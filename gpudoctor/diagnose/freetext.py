@@ -36,16 +36,20 @@ _TORCH_WITH_CUDA = re.compile(r"\b(?:torch|pytorch)[^\n]{0,24}?\d\.\d{1,2}(?:\.\
                               r"(?:cuda[ \t_-]{0,2}(\d{1,2}\.\d)|cu(\d{2})(\d))\b", re.I)
 _TORCH_CUDA = re.compile(r"CUDA[ \t]{0,2}\(via torch\)[ \t]{0,2}:?[ \t]{0,2}(\d{1,2}\.\d)", re.I)
 _TF = re.compile(r"\b(?:tensorflow|tf)(?:-gpu|\[and-cuda\])?" + _SEP + r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?!\w)(?!\.\d)", re.I)
-_JAX = re.compile(r"\b(jax|jaxlib)(?:\[[\w,-]{1,20}\])?" + _SEP + r"(0\.\d{1,2}\.\d{1,3})\b", re.I)
+_JAX = re.compile(r"\b(jax|jaxlib)(?:\[[\w,-]{1,20}\])?" + _SEP + r"(0\.\d{1,2}\.\d{1,3}(?:\+cuda[\w.]{1,20})?)(?![\w.])",
+                  re.I)
 _CUPY = re.compile(r"\bcupy(?:-cuda\d{2,3}x?)?" + _SEP + _VERSION + r"\b", re.I)
 # "driver 550.54.14", "driver: 535", "nvidia-driver-535", "driver version is 470.82"
-_DRIVER = re.compile(r"\b(?:nvidia[ \t_-]{1,2})?driver(?:s)?" + _SEP +
-                     r"(\d{3}(?:\.\d{1,3}){0,2})\b(?![.\d])", re.I)
+# The word for "driver" in the languages reports come in (Chinese, Japanese, Korean, Russian, Spanish, Portuguese).
+_DRIVER_WORDS = ("driver", "驱动", "驅動", "ドライバ", "드라이버", "драйвер", "controlador")
+_DRIVER = re.compile(r"(?:\bnvidia[ \t_-]{1,2})?(?:\bdrivers?|驱动(?:版本|程序)?|驅動(?:版本|程式)?|ドライバー?(?:バージョン)?|"
+                     r"드라이버(?:[ \t]?버전)?|\bдрайвер[а-я]{0,3}|\bcontrolador(?:es)?)" + _SEP +
+                     r"(\d{3}(?:\.\d{1,3}){0,2})\b(?!\.?\d)", re.I)
 _CUDA = re.compile(r"\b(?:CUDA|cudatoolkit)(?:[ \t_-]{0,2}(toolkit|runtime))?" + _SEP +
-                   r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?![.\d])", re.I)
+                   r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?!\.?\d)", re.I)
 # "nvcc --version is 12.3", "nvcc 11.8": what a person read off nvcc is the toolkit.
-_NVCC = re.compile(r"\bnvcc(?:[ \t]{1,2}(?:-V|--version))?" + _SEP + r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?![.\d])", re.I)
-_CUDNN = re.compile(r"\bcuDNN" + _SEP + r"(\d{1,2}(?:\.\d{1,2}(?:\.\d{1,3}){0,2})?)\b(?![.\d])", re.I)
+_NVCC = re.compile(r"\bnvcc(?:[ \t]{1,2}(?:-V|--version))?" + _SEP + r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?!\.?\d)", re.I)
+_CUDNN = re.compile(r"\bcuDNN" + _SEP + r"(\d{1,2}(?:\.\d{1,2}(?:\.\d{1,3}){0,2})?)\b(?!\.?\d)", re.I)
 _PYTHON = re.compile(r"\b(?:Python|py)" + _SEP + r"(3\.\d{1,2}(?:\.\d{1,2})?)\b", re.I)
 _PY_PATH = re.compile(r"python(3\.\d{1,2})[/\\](?:site|dist)-packages", re.I)
 _OS = re.compile(r"\b(Windows[ \t]?(?:10|11|Server[ \t]\d{4})|Ubuntu[ \t]?\d{2}\.\d{2}(?:\.\d{1,2})?(?:[ \t]LTS)?|"
@@ -67,6 +71,10 @@ _CC = re.compile(r"compute capability[ \t:=]{0,3}(?:of[ \t])?(\d{1,2}\.\d)\b", r
 _CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\b|\bdocker-compose\b|"
                         r"^\s*FROM[ \t]+\S*(?:nvidia/cuda|pytorch/pytorch|tensorflow/tensorflow|nvcr\.io)\S*|"
                         r"^root@[0-9a-f]{12}:|/\.dockerenv\b|\binside (?:a |the |my )?(?:docker|container)\b", re.I | re.M)
+# A `docker run` that asks for no GPU: no --gpus, no nvidia runtime, no device passed in.
+_DOCKER_RUN = re.compile(r"\b(?:docker|podman)[ \t]+run\b[^\n]{0,400}", re.I)
+_GPU_FLAGS = re.compile(r"--gpus|--runtime[ =]nvidia|--device|--privileged|nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES|"
+                        r"--nv\b|deploy:|capabilities", re.I)
 _K8S = re.compile(r"\bkubectl\b|\bnvidia\.com/gpu\b|\bkind:[ \t]*(?:Pod|Deployment|DaemonSet|Job)\b")
 _SINGULARITY = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\b", re.I)
 # A batch job: what it sees is what the scheduler granted it.
@@ -75,8 +83,8 @@ _SLURM = re.compile(r"^#SBATCH\b|\b(?:srun|sbatch|salloc)[ \t]+-|\bSLURM_(?:JOB_
 # GPU names as typed. The consumer and workstation families need no context;
 # short data-center names ("T4", "A100", "L4") and bare numbers ("my 3090") only
 # count on a line that is about a GPU.
-_GPU_FAMILY = re.compile(
-    r"\b((?:RTX|GTX|GT|MX)[ \t-]?(?:A|PRO[ \t])?\d{3,4}(?:[ \t]?(?:Ti|SUPER|Super|S|D|M)\b)?"
+_GPU_FAMILY = re.compile(  # (?<![A-Za-z0-9_]) rather than \b: "显卡是RTX3060" has no word boundary
+    r"(?<![A-Za-z0-9_])((?:RTX|GTX|GT|MX)[ \t-]?(?:A|PRO[ \t])?\d{3,4}(?:[ \t]?(?:Ti|SUPER|Super|S|D|M)\b)?"
     r"(?:[ \t]{1,2}(?:Ti|SUPER|Super|D|Laptop(?:[ \t]GPU)?|Mobile|Max-Q|Ada(?:[ \t]Generation)?|Blackwell))*"
     r"|(?:TITAN|Titan)[ \t](?:RTX|V|Xp|X|Black|Z)(?:[ \t]\(?Pascal\)?)?"
     r"|(?:A100|A800|H100|H200|H800|H20|GH200|B200|B100|B300|GB200|GB300|V100S?|P100|K80|K40m?|K20X?m?|M40|M60)"
@@ -85,16 +93,16 @@ _GPU_FAMILY = re.compile(
     r"(?:[ \t](?:NX|Nano))?)(?![\w-])", re.I)
 _GPU_SHORT = re.compile(r"\b(T4|L4|L40S?|L20|A10G?|A30|A40|A16|A2|P40|P4|A[2-6]000|RTX[ \t]A[2-6]000)\b")
 # A trailing capital S is the SUPER ("2080S"), a small one a plural ("dual 3090s").
-_GPU_NUMBER = re.compile(r"(?<![\w.$#:/-])((?:[2-5]0[5-9]0|1[06][3-8]0)(?:[ \t]?(?i:ti|super|d)|S)?)s?(?![\w.%-])")
+_GPU_NUMBER = re.compile(r"(?<![A-Za-z0-9_.$#:/-])((?:[2-5]0[5-9]0|1[06][3-8]0)(?:[ \t]?(?i:ti|super|d)|S)?)s?(?![\w.%-])")
 _GPU_PREFIX = re.compile(r"(?:(?:NVIDIA|Tesla|GeForce)[ \t]{1,2}){1,3}$", re.I)
 _GPU_CONTEXT = re.compile(r"gpu|graphics|card|nvidia|geforce|device|tesla|instance|vram|\bon (?:a|an|my|the)\b|"
-                          r"\bmy\b|\bdual\b|\b\d[ \t]?x\b", re.I)
+                          r"\bmy\b|\bdual\b|\b\d[ \t]?x\b|显卡|顯卡|グラボ|グラフィック|그래픽|видеокарт|tarjeta", re.I)
 # Every family name contains one of these words, every line that may name a
 # short data-center GPU one of the context words: cheap filters for the lines.
 _GPU_WORDS = ("rtx", "gtx", "gt ", "gt-", "mx", "titan", "quadro", "jetson", "a100", "a800", "h100", "h200", "h800",
               "h20", "gh200", "b200", "b100", "b300", "gb200", "gb300", "v100", "p100", "k80", "k40", "k20", "m40", "m60")
 _CONTEXT_WORDS = ("gpu", "graphics", "card", "nvidia", "geforce", "device", "tesla", "instance", "vram", " on ", "my ",
-                  "dual", "x ")
+                  "dual", "x ", "显卡", "顯卡", "グラボ", "グラフィック", "그래픽", "видеокарт", "tarjeta")
 _NUMBER_FIRST = re.compile(r"\b(\d{4})[ \t]?(ti|super)?[ \t]{1,2}(RTX|GTX)\b", re.I)
 
 
@@ -130,13 +138,15 @@ def parse(p: Paste, f: Facts) -> None:
                 yield m, p.where("free text", m.start(), claim=False)
 
     _frameworks(found, f)
-    for m, src in found(_DRIVER, "driver"):
+    for m, src in found(_DRIVER, *_DRIVER_WORDS):
         f.put("driver.version", m.group(1), src, STATED)
     for m, src in found(_CUDA, "cuda"):
         line = p.line(p.line_no(m.start()))
         if line.lstrip().startswith("|") or "Driver Version" in line:
             continue  # the nvidia-smi banner's "CUDA Version" is the driver's, read elsewhere
-        toolkit = (m.group(1) or "").lower() == "toolkit" or m.group(0).lower().startswith("cudatoolkit")
+        before = p.text[max(0, m.start() - 12):m.start()].lower()
+        toolkit = ((m.group(1) or "").lower() == "toolkit" or m.group(0).lower().startswith("cudatoolkit")
+                   or bool(re.search(r"install(?:ed|ing)?\s{1,3}$", before)))
         f.runtime(STATED, version=m.group(2), path="(stated in the paste)", kind="toolkit" if toolkit else "stated",
                   source=src)
     for m, src in found(_NVCC, "nvcc"):
@@ -165,6 +175,8 @@ def _frameworks(found, f: Facts) -> None:
         f.fw("tensorflow", "version", m.group(1), src, STATED)
     for m, src in found(_JAX, "jax"):
         f.fw("jax", "version", m.group(2), src, STATED)
+        if m.group(1).lower() == "jaxlib":
+            f.package("jaxlib", m.group(2), src)
     for m, src in found(_CUPY, "cupy"):
         f.fw("cupy", "version", m.group(1), src, STATED)
 
@@ -187,6 +199,11 @@ def _system(p: Paste, f: Facts, found) -> None:
         if m:
             f.put("system.container", kind, p.where("container clue", m.start(), claim=False), STATED)
             break
+    runs = [m for m in _DOCKER_RUN.finditer(p.text) if "nvidia-docker" not in m.group(0).lower()]
+    if runs and not any(_GPU_FLAGS.search(m.group(0)) for m in runs) and not _GPU_FLAGS.search(p.text) \
+            and "nvidia-docker" not in p.lower:
+        # The container was started without asking for a GPU, so no /dev/nvidia* was passed in.
+        f.put("system.gpu_device_nodes", (), p.where("docker run without --gpus", runs[0].start(), claim=False), STATED)
 
 
 def _gpus(p: Paste, f: Facts) -> None:

@@ -31,6 +31,10 @@ def _cp1252(byte: int) -> str:
 # surrogateescape turns each invalid byte 0x80-0xff into U+DC80-U+DCFF: map them to cp1252 in one C-level pass.
 _ESCAPED = {0xDC00 + b: _cp1252(b) for b in range(0x80, 0x100)}
 _CONTINUATION = re.compile(r"\n(?=[ \t]{0,40}[a-z(\[])")
+_CONTINUES = re.compile(r"[ \t]{0,40}[a-z(\[]")
+_HARD_WRAP = 120  # lines at least this long may have been cut by a terminal or a text box
+_CUT_WORD = re.compile(r"[\w.]$")
+_CUT_REST = re.compile(r"(?!\d{2,4}[-:/])[a-z0-9]")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
@@ -70,9 +74,9 @@ class Paste:
     _starts: list[int] = field(default_factory=list, repr=False)
     # Lines a tool parser has read: the free-text reader leaves them alone.
     claimed: set[int] = field(default_factory=set, repr=False)
-    # Line starts of the text as pasted, when this is a rewrapped view of it: sources
-    # then cite the pasted line numbers.
-    _report_starts: list[int] | None = field(default=None, repr=False)
+    # For a rewrapped view (unwrapped()): the pasted line number each of its lines
+    # starts at, so that sources cite the lines as pasted.
+    _pasted_lines: list[int] | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, data: bytes | str, label: str = "") -> Paste:
@@ -85,15 +89,30 @@ class Paste:
         return bisect.bisect_right(self._starts, pos)
 
     def unwrapped(self) -> Paste:
-        """The same text with wrapped sentences joined: a newline before a line that
-        carries a sentence on (it starts in lower case or with a bracket) becomes a
-        space. One character replaces one, so offsets stay; sources still cite the
-        pasted lines. `self` when nothing is wrapped."""
-        if not _CONTINUATION.search(self.text):
+        """The text with wrapped sentences joined: a line that carries a sentence on
+        (it starts in lower case or with a bracket) is appended to the one before,
+        with one space between. Sources still cite the pasted line numbers. `self`
+        when nothing is wrapped."""
+        lines = self.text.split("\n")
+        if not _CONTINUATION.search(self.text) and not any(len(line) >= _HARD_WRAP for line in lines):
             return self
-        text = _CONTINUATION.sub(" ", self.text)
+        out: list[str] = []
+        pasted: list[int] = []
+        for number, line in enumerate(lines, 1):
+            if out and len(out[-1]) >= _HARD_WRAP and _CUT_WORD.search(out[-1]) and _CUT_REST.match(line):
+                out[-1] += line  # a long line cut at a fixed width, mid-word or mid-number ("11." / "0 which")
+            elif out and _CONTINUES.match(line):
+                out[-1] = out[-1].rstrip() + " " + line.strip()
+            else:
+                out.append(line)
+                pasted.append(number)
+        text = "\n".join(out)
         starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        return Paste(text, self.label, starts, self.claimed, self._starts)
+        return Paste(text, self.label, starts, self.claimed, pasted)
+
+    def pasted_line(self, number: int) -> int:
+        """The pasted line number of this text's line `number` (the same unless unwrapped)."""
+        return self._pasted_lines[number - 1] if self._pasted_lines else number
 
     def line(self, number: int) -> str:
         if number < 1 or number > len(self._starts):
@@ -107,7 +126,7 @@ class Paste:
         '--error: torch warning line 1'. Marks the line as read by a tool
         parser unless claim is False."""
         prefix = f"{self.label}: " if self.label else ""
-        line = bisect.bisect_right(self._report_starts, pos) if self._report_starts else self.line_no(pos)
+        line = self.pasted_line(self.line_no(pos))
         if claim:
             self.claimed.add(line)
         return f"{prefix}{what} line {line}"

@@ -33,6 +33,9 @@ def normalise(name: str) -> str:
     s = re.sub(r"(?<![a-z\d])(\d+)\s*(gb|g)\b", r"\1gb", s)  # "80 GB", "144G" -> "80gb"; "A10G" stays
     s = re.sub(r"(\d{3,4})(ti|super|d|m|s)\b", r"\1 \2", s)  # "3080ti" -> "3080 ti", "980m" -> "980 m"
     s = re.sub(r"\b(\d{4}) s\b", r"\1 super", s)  # "2080S": the SUPER
+    # GTX and RTX never shared a model number: "GTX 3090" can only be the RTX 3090, "RTX 1080" the GTX 1080.
+    s = re.sub(r"\bgtx (20[5-9]0|[345]0[5-9]0)\b", r"rtx \1", s)
+    s = re.sub(r"\brtx (10[5-8]0|16[5-6]0)\b", r"gtx \1", s)
     s = re.sub(r"[^a-z0-9]+", " ", s)
     return " ".join(s.split())
 

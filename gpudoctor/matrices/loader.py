@@ -41,6 +41,7 @@ TABLES: dict[str, dict[str, type]] = {
     "cupy": {"package": r.CupyPackage},
     "companions": {"pin": r.CompanionPin, "framework_pin": r.FrameworkPin, "extension_wheel": r.ExtensionWheel,
                    "gpu_library": r.GpuLibrary, "image": r.Image},
+    "rates": {"achievable": r.AchievableRate, "mig": r.MigShare},
 }
 
 # (file stem, table) -> the fields that identify a row; unique within a table.
@@ -65,6 +66,8 @@ KEYS: dict[tuple[str, str], tuple[str, ...]] = {
     ("companions", "extension_wheel"): ("package",),
     ("companions", "gpu_library"): ("package", "version_from", "cuda_major"),
     ("companions", "image"): ("repository", "tag"),
+    ("rates", "achievable"): ("compute_capability", "board", "test", "accumulate"),
+    ("rates", "mig"): ("compute_capability", "gpu"),
 }
 
 SHIPPED_DIR = Path(__file__).resolve().parent

@@ -20,8 +20,10 @@ class CudaToolkit:
 
     version: str  # "12.8.1" for 12.8 Update 1, "12.8.0" for GA
     label: str  # "12.8 Update 1", as NVIDIA names it
-    min_driver_linux: str
-    source: str
+    # None where the release notes' driver row was not retrieved: the major's
+    # minor-version floor still runs it (the loader still demands a source).
+    min_driver_linux: str | None = None
+    source: str = ""
     min_driver_windows: str | None = None  # None where NVIDIA lists N/A (13.x)
     cudart: str | None = None  # libcudart version shipped, "12.8.57"
     note: str = ""
@@ -62,6 +64,21 @@ class DriverBranch:
     end_of_life: str | None = None  # "2028-06"
     # Architectures for which this is the last branch ("Maxwell", "Pascal", "Volta").
     last_for_arch: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ArchDriver:
+    """cuda.toml [[arch_driver]]: the driver range that runs one architecture
+    (NVIDIA's "CUDA Toolkit, Driver, and Architecture Matrix")."""
+
+    compute_capability: str  # "12.0"
+    arch: str  # "Blackwell"
+    first_cuda: str  # first toolkit that supports it, "12.8"
+    source: str
+    min_driver_linux: str | None = None  # that toolkit's driver; None: any driver in use
+    min_driver_windows: str | None = None
+    last_branch: int | None = None  # newest branch that still supports it (580 for Pascal)
     note: str = ""
 
 
@@ -146,6 +163,10 @@ class TorchBuild:
     arch_list: tuple[str, ...] = ()
     pypi_default: bool = False  # a plain `pip install torch` gets this variant here
     index_url: str | None = None  # "https://download.pytorch.org/whl/cu130"
+    os_min: str | None = None  # oldest OS release the wheels' platform tag allows (macOS "14.0")
+    # How pip reaches index_url: "index" (--index-url), "extra-index" (--extra-index-url:
+    # the old indexes mirror no dependencies) or "find-links" (-f <index_url>/torch_stable.html, <= 1.10).
+    index_kind: str = "index"
     note: str = ""
 
 
@@ -167,6 +188,7 @@ class TensorflowRelease:
     # Floors that `tensorflow[and-cuda]` pins in its wheel metadata (nvidia-*-cu12 >= ...):
     and_cuda_runtime: str | None = None  # nvidia-cuda-runtime-cu12 floor, "12.5.82"
     and_cuda_cudnn: str | None = None  # nvidia-cudnn-cu12 floor, "9.3.0.75"
+    gpu_package: str | None = None  # the GPU wheel's name when it is not `tensorflow` ("tensorflow-gpu", <= 2.0)
     note: str = ""
 
 
@@ -186,6 +208,10 @@ class JaxRelease:
     min_driver_cuda13: str | None = None
     min_sm_cuda12: str | None = None  # "5.2"
     min_sm_cuda13: str | None = None  # "7.5"
+    # CUDA 11 wheels (jax[cuda11_pip], up to 0.4.25): the runtime, cuDNN floor and driver they need.
+    cuda11_min: str | None = None
+    cudnn11_min: str | None = None
+    min_driver_cuda11: str | None = None
     python_min: str | None = None
     note: str = ""
 
@@ -215,6 +241,38 @@ class CupyPackage:
     cuda_min: str | None = None  # "12.0"
     version_from: str | None = None  # first CuPy release with this package
     version_to: str | None = None
+    # First release whose wheel has the [ctk] extra (CUDA components from PyPI);
+    # None: the package never had it (cupy-cuda11x needs a local CUDA Toolkit).
+    ctk_extra_from: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class AchievableRate:
+    """rates.toml [[achievable]]: the fraction of the dense datasheet peak that a healthy GPU
+    of one compute capability and board class reaches in a large cuBLAS GEMM, taken from
+    published measurements (the lowest healthy figure when several sources agree)."""
+
+    compute_capability: str  # exact: "8.9"
+    board: str  # "data-center" | "workstation" | "consumer" | "power-capped"
+    test: str  # the smoke test: "gemm_fp32", "gemm_tf32", "gemm_fp16", "gemm_bf16", "gemm_fp8"
+    accumulate: str  # "fp32" (FP32 accumulation) | "fast" | "default" (FP8 accumulation modes)
+    fraction: float  # measured TFLOPS / gpus.toml dense peak
+    measured: str  # what was measured: "L4: 53.80 TFLOPS at 8192^3 (peak 121)"
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class MigShare:
+    """rates.toml [[mig]]: how a MIG-capable GPU divides into slices. A profile "Ng.Mgb" gets
+    N of `compute_slices` of the SMs and the memory slices that hold its M GB."""
+
+    compute_capability: str
+    gpu: str  # gpus.toml name
+    compute_slices: int  # 7 on A100/H100/H200, 4 on A30
+    memory_slices: int  # 8 on A100/H100/H200, 4 on A30
+    source: str
     note: str = ""
 
 

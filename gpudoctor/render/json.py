@@ -20,9 +20,8 @@ def finding_data(f: Finding) -> dict[str, Any]:
         "subject": f.subject,
         "evidence": [to_data(e) for e in f.evidence],
         "fix": {"text": f.fix.text, "commands": list(f.fix.commands)} if f.fix else None,
+        **({"location": to_data(f.location)} if f.location else {}),
     }
-    if f.location is not None:
-        data["location"] = to_data(f.location)
     return data
 
 

@@ -7,6 +7,7 @@ import re
 from gpudoctor import __version__
 from gpudoctor.doctor import Report
 from gpudoctor.findings import Severity
+from gpudoctor.render.text import deep_lines
 
 ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
 
@@ -33,6 +34,8 @@ def facts_table(report: Report) -> list[str]:
         rows.append((fw.name, f"{fw.version.value} · {fw.build.value} build"
                      + (f" · CUDA {fw.cuda.value}" if fw.cuda.known else "")
                      + (f" · archs {', '.join(fw.arch_list.value)}" if fw.arch_list.value else "")))
+        if fw.deep is not None:
+            rows.append((f"{fw.name} --deep", "<br>".join(deep_lines(fw.deep))))
     out = ["| | |", "|---|---|"]
     out += [f"| **{_cell(k)}** | {_cell(v)} |" for k, v in rows]
     return out

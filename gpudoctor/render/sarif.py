@@ -51,7 +51,7 @@ def _result(f: Finding, rule_index: int) -> dict[str, Any]:
         "ruleIndex": rule_index,
         "level": _LEVEL[f.severity.value],
         "message": {"text": text},
-        "partialFingerprints": {"gpudoctor/v1": f"{f.code}:{f.location.path if f.location else ''}:{f.subject or ''}"},
+        "partialFingerprints": {"gpudoctor/v1": f"{f.code}:{f.location.file if f.location else ''}:{f.subject or ''}"},
         "properties": {"category": f.category, "subject": f.subject or "",
                        "evidence": [f"{e.fact}={e.value} ({e.source})" for e in f.evidence]},
     }
@@ -59,6 +59,6 @@ def _result(f: Finding, rule_index: int) -> dict[str, Any]:
         region = {"startLine": f.location.line or 1}
         if f.location.end_line:
             region["endLine"] = f.location.end_line
-        out["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": f.location.path.replace("\\", "/")},
+        out["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": f.location.file.replace("\\", "/")},
                                                   "region": region}}]
     return out

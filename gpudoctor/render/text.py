@@ -12,7 +12,7 @@ from rich.table import Table
 
 from gpudoctor import __version__
 from gpudoctor.doctor import Report
-from gpudoctor.findings import Finding, Severity
+from gpudoctor.findings import Finding, Outcome, Severity
 from gpudoctor.snapshot import Fact, Snapshot
 
 MARK = {Severity.ERROR: ("✖", "bold red"), Severity.WARNING: ("!", "yellow"), Severity.INFO: ("i", "cyan")}
@@ -100,8 +100,41 @@ def _facts(s: Snapshot, console: Console, verbose: bool) -> None:
         if fw.arch_list.known:
             parts.append(f"archs {_v(fw.arch_list)}")
         _row(console, "Frameworks" if i == 0 else "", escape(" · ".join(parts)) + _src(fw.arch_list, verbose))
+        if fw.deep is not None:
+            for line in deep_lines(fw.deep, verbose):
+                _row(console, "", "  " + escape(line))
     for pe in s.probe_errors:
         _row(console, "Probe error", f"[red]{escape(pe.probe)}[/]: {escape(pe.error)}")
+
+
+def deep_lines(deep, verbose: bool = False) -> list[str]:
+    """What importing the framework showed (--deep), as lines: its own error, CUDA
+    availability, devices, the cuDNN and libraries it loaded, the tiny GPU op."""
+    if not deep.imported:
+        return [f"--deep: import failed: {deep.error or 'no message'}" + (" (timed out)" if deep.timed_out else "")]
+    head = "--deep: imported"
+    if deep.is_available is not None:
+        head += f", CUDA available: {'yes' if deep.is_available else 'no'}"
+    if deep.device_count is not None:
+        head += f", {deep.device_count} device{'s' if deep.device_count != 1 else ''}"
+    if deep.duration_s is not None:
+        head += f" ({deep.duration_s:.1f} s)"
+    out = [head]
+    if deep.error:
+        out.append(f"  its message: {deep.error}")
+    if deep.devices:
+        out.append("  devices: " + ", ".join(deep.devices))
+    if deep.cudnn_runtime:
+        out.append(f"  cuDNN loaded: {deep.cudnn_runtime}")
+    if deep.loaded_libraries:
+        shown = deep.loaded_libraries if verbose else deep.loaded_libraries[:3]
+        more = "" if verbose or len(deep.loaded_libraries) <= 3 else f" (+{len(deep.loaded_libraries) - 3} more; -v)"
+        out.append("  libraries loaded: " + ", ".join(shown) + more)
+    for i, result in enumerate(deep.op_results):
+        out.append(f"  tiny GPU op on device {i}: {result}")
+    for w in deep.warnings[:5 if verbose else 2]:
+        out.append(f"  warning: {w}")
+    return out
 
 
 def _list(console: Console, label: str, items, fmt, verbose: bool) -> None:
@@ -146,8 +179,14 @@ def _finding(f: Finding, console: Console, verbose: bool) -> None:
 def _footer(report: Report, console: Console, verbose: bool) -> None:
     counts = report.summary()
     notes = []
-    if counts["unknown"]:
-        notes.append(f"{counts['unknown']} checks could not tell (facts unknown)")
+    unknown = [r for r in report.results if r.outcome is Outcome.UNKNOWN]
+    if unknown and verbose:
+        console.print()
+        console.print(f"[bold]{len(unknown)} check{'s' if len(unknown) != 1 else ''} could not tell[/]")
+        for r in unknown:
+            console.print(f"   [dim]{r.code}[/] {escape(r.detail or 'facts unknown')}")
+    elif unknown:
+        notes.append(f"{len(unknown)} check{'s' if len(unknown) != 1 else ''} could not tell (facts unknown; -v lists them)")
     if counts["crashed"]:
         notes.append(f"[red]{counts['crashed']} checks crashed[/] (a gpudoctor bug; see --json 'results')")
     if any(f.severity is Severity.INFO for f in report.findings) and not verbose:

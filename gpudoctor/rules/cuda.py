@@ -135,6 +135,22 @@ def toolkit_too_new(s: Snapshot, m):
         raise Unknown("CUDA runtimes were not probed")
     for rt in _toolkits(s):
         v = driver_supports(rt.version, s.driver.version.value, s.driver.cuda_api.value, m, _os(s))
+        if v.support is DriverSupport.MINOR_COMPAT:
+            # Programs nvcc builds run through minor-version compatibility, but PTX this toolkit
+            # emits cannot be JIT-compiled by an older driver: Numba, CuPy kernels built with
+            # NVRTC to PTX, and nvcc's own PTX fail with "Unsupported .version" or
+            # CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
+            yield toolkit_too_new.rule.finding(
+                f"CUDA toolkit {rt.version} is newer than the driver's CUDA {v.driver_cuda or '?'}: what it "
+                "compiles to SASS runs, PTX it generates does not",
+                evidence=[ev_value("cuda_runtimes.version", rt.version, rt.source), ev("driver.version", s.driver.version),
+                          ev("driver.cuda_api", s.driver.cuda_api)],
+                fix=Fix("JIT compilers that hand PTX to the driver (Numba, CuPy's RawKernel/NVRTC, PTX-only "
+                        "builds) need a driver at least as new as the toolkit. Upgrade the driver, or use a toolkit "
+                        "no newer than the driver's CUDA.",
+                        driver_install_commands(s, _branch_for(v.needed_full))),
+            )
+            continue
         if v.support is not DriverSupport.TOO_OLD:
             continue
         yield toolkit_too_new.rule.finding(
@@ -225,4 +241,45 @@ def image_requires(s: Snapshot, m):
                 f"or upgrade the driver to {floor or 'a newer branch'}.",
                 (f"# FROM nvidia/cuda:{have}.0-runtime-ubuntu22.04   (a tag of the driver's CUDA or older)",)
                 + driver_install_commands(s, int(floor.split(".")[0]) if floor else 580)),
+    )
+
+
+def _soname_key(version: str | None) -> tuple[int, ...] | None:
+    """What a CUDA library's soname pins: the major and minor up to CUDA 10
+    (libcudart.so.10.1), the major alone from 11 on (libcudart.so.11.0 for all 11.x)."""
+    cv = cuda_version(version) if version else None
+    if cv is None:
+        return None
+    return (cv.major, cv.minor) if cv.major <= 10 else (cv.major,)
+
+
+@rule("GD208", "system-cuda-differs-from-tensorflow", "framework-cuda-mismatch", Severity.ERROR,
+      "TensorFlow loads the system's CUDA libraries, and the CUDA there is another version than it was built for.",
+      FAMILY)
+def tf_system_cuda(s: Snapshot, m):
+    tf = s.framework("tensorflow")
+    if tf is None or tf.build.value != "cuda" or not tf.cuda.known:
+        return
+    if s.cuda_runtimes is None:
+        raise Unknown("CUDA runtimes were not probed")
+    if any(rt.kind == "pip" for rt in s.cuda_runtimes):
+        return  # tensorflow[and-cuda] brings its own CUDA wheels
+    # A CUDA someone merely mentions may be nvidia-smi's (the driver's); what a tool
+    # found, or what the TensorFlow issue template asks for, is the installed one.
+    system = [rt for rt in s.cuda_runtimes if rt.version and rt.kind != "pip"
+              and (rt.kind != "stated" or rt.path == "(stated in the issue template)")]
+    need = _soname_key(tf.cuda.value)
+    if not system or need is None or any(_soname_key(rt.version) == need for rt in system):
+        return
+    shown = ", ".join(f"{rt.version} ({rt.source})" for rt in system)
+    yield tf_system_cuda.rule.finding(
+        f"{fw_label(tf)} was built for CUDA {tf.cuda.value}; the CUDA on this machine is {shown}",
+        subject="tensorflow",
+        evidence=[ev("tensorflow.cuda", tf.cuda)] + [ev_value("cuda_runtimes.version", rt.version, rt.source)
+                                                      for rt in system[:2]],
+        fix=Fix(f"TensorFlow opens libcudart.so.{'.'.join(map(str, need))} and its siblings by name: install the "
+                f"CUDA {tf.cuda.value} libraries (and the cuDNN it was built for), or a TensorFlow release built "
+                "for the CUDA you have (`gpudoctor matrix tensorflow`). On Linux, `pip install "
+                "'tensorflow[and-cuda]'` (2.14 and newer) brings matching CUDA wheels.",
+                ("gpudoctor matrix tensorflow", "pip install 'tensorflow[and-cuda]'")),
     )

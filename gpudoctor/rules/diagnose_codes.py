@@ -48,6 +48,10 @@ _CODES = (
      "CUDA initialisation fails with an unknown error (suspend/resume, driver upgraded without reboot, WSL)."),
     ("GD817", "toolkit-cannot-target-arch-error", "arch-too-new-for-cuda", Severity.ERROR,
      "nvcc cannot compile for the requested GPU architecture."),
+    ("GD818", "gpu-libraries-not-loaded-warning", "framework-cuda-mismatch", Severity.WARNING,
+     "A framework warns it could not load its CUDA libraries and runs on the CPU (harmless on a machine without a GPU)."),
+    ("GD819", "driver-older-than-toolkit-warning", "driver-too-old-for-runtime", Severity.WARNING,
+     "A warning says the driver is older than the CUDA toolkit in use: it runs, with features off."),
     ("GD850", "runtime-error-recognised", "info", Severity.WARNING,
      "A known runtime error that is not an environment fault (out of memory, illegal address, NCCL, ...)."),
 )

@@ -172,7 +172,8 @@ def not_available(s: Snapshot, m):
         yield not_available.rule.finding(
             f"{fw_label(fw)} says CUDA is not available" + (f": {fw.deep.error}" if fw.deep.error else ""),
             category=_category(fw.deep.error), subject=fw.name,
-            evidence=[ev_value(f"{fw.name}.deep.is_available", False, "import in the target interpreter")]
+            evidence=[ev_value(f"{fw.name}.deep.is_available", False,
+                               "the paste" if s.origin == "diagnose" else "import in the target interpreter")]
             + ([ev_value(f"{fw.name}.deep.error", fw.deep.error, "import in the target interpreter")]
                if fw.deep.error else []),
             fix=Fix("The other findings say why (driver, architecture, libraries); if none does, check "

@@ -38,7 +38,8 @@ def cudnn_loaded(s: Snapshot, fw: Framework) -> tuple[str, str] | None:
     """(version, source) of the cuDNN a framework gets: what it loaded (--deep),
     else the pip wheel installed beside it."""
     if fw.deep and fw.deep.cudnn_runtime:
-        return fw.deep.cudnn_runtime, f"{fw.name} --deep import"
+        said = "the framework's own message in the paste" if s.origin == "diagnose" else f"{fw.name} --deep import"
+        return fw.deep.cudnn_runtime, said
     pips = _pip_libs(s, "cudnn")
     return (pips[0].version, pips[0].source) if pips else None
 

@@ -109,6 +109,7 @@ _FAMILIES = (
     "gpudoctor.rules.hardware",    # GD6xx hardware health, MIG, PCIe, containers, WSL
     "gpudoctor.rules.smoke_codes",  # GD7xx smoke kernels (raised by `smoke`)
     "gpudoctor.rules.diagnose_codes",  # GD8xx facts read from pasted errors (raised by `diagnose`)
+    "gpudoctor.rules.policy",      # GD9xx the site's policy file (raised by `check --policy`)
 )
 
 

@@ -59,3 +59,15 @@ KERNEL_ERROR = register(
 RAN_ON_CPU = register(
     "GD716", "ran-on-cpu", "info", INFO,
     "smoke ran with --allow-cpu on the CPU: the numerics were checked, no GPU was tested", FAMILY)
+DRIVER_INIT_SLOW = register(
+    "GD717", "driver-init-slow", "performance", W,
+    "cuInit or a GPU's context creation took many seconds (usually persistence mode off): every CUDA process "
+    "start pays it", FAMILY)
+FP32_RUNS_AS_TF32 = register(
+    "GD718", "fp32-runs-as-tf32", "info", W,
+    "the framework's FP32 matmuls default to TF32 in this environment (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1, "
+    "or a non-'highest' default precision)", FAMILY)
+TF32_DISABLED_BY_ENV = register(
+    "GD719", "tf32-disabled-by-environment", "info", INFO,
+    "NVIDIA_TF32_OVERRIDE=0 turns TF32 off in every CUDA library: TF32 matmuls and convolutions run as FP32",
+    FAMILY)

@@ -15,8 +15,6 @@ A broken kernel (garbage, zeros, wrong layout) lands near 1, far above all.
 
 from __future__ import annotations
 
-import re
-
 from gpudoctor.matrices import Matrices
 from gpudoctor.matrices.records import GpuModel
 from gpudoctor.snapshot import Gpu, Snapshot
@@ -27,29 +25,13 @@ TOLERANCE = {
     "conv_fp16": 1e-2, "conv_bf16": 5e-2,  # forward and both gradients vs FP32 (TF32 off)
     "sdpa_fp16": 1e-2, "sdpa_bf16": 5e-2,  # the default-selected kernel vs FP32 math
 }
-# Below this fraction of the dense peak a rate is "low". Large BF16 GEMMs reach
-# 75-87 % of peak on data-center GPUs and ~100 % of the FP32-accumulate peak on
-# GeForce (see docs/smoke.md); 60 % leaves room for short --quick timings.
+# Copies: below this fraction of the memory or PCIe peak a rate is "low". (GEMMs are
+# judged against achievable rates instead: gpudoctor/smoke/rates.py.)
 PERF_FLOOR = 0.6
-PEAK_FIELD = {
-    "gemm_fp32": "fp32_tflops", "gemm_tf32": "tf32_tflops", "gemm_fp16": "fp16_tflops",
-    "gemm_bf16": "bf16_tflops", "gemm_fp8": "fp8_tflops", "copy_d2d": "memory_bandwidth_gbs",
-}
-SIXTEEN_BIT = ("gemm_fp16", "gemm_bf16")
+PEAK_FIELD = {"copy_d2d": "memory_bandwidth_gbs"}
 # One direction, per lane, after line encoding (PCI-SIG base specifications).
 PCIE_LANE_GBS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
 PCIE_SOURCE = "PCI Express base specifications 1.0-6.0, per-lane rate after encoding"
-# NVML clocks-event (throttle) reasons that slow the clocks under load.
-THROTTLE_CAUSES = (
-    ("powerbrake", "power brake (an external signal cut the power)"),
-    ("thermal", "thermal throttling"),
-    ("powercap", "power cap (the board power limit)"),
-    ("hwslowdown", "hardware slowdown (temperature or power-supply protection)"),
-    ("applicationsclocks", "application clocks set below the maximum"),
-    ("boardlimit", "a board power or clock limit"),
-)
-
-
 def match_model(matrices: Matrices, name: str, cc: str | None) -> GpuModel | None:
     """The gpus.toml row for a device name, only if its compute capability agrees
     (a fuzzy name match to the wrong GPU would give a wrong peak)."""
@@ -101,18 +83,6 @@ def expected_peak(test: str, model: GpuModel | None, gpu: Gpu | None) -> tuple[f
     return (value, f"gpus.toml {model.name}.{field} ({model.source})") if value else (None, "")
 
 
-def _token(text: str) -> str:
-    return re.sub(r"[^a-z]", "", text.lower())
-
-
-def throttle_causes(gpu: Gpu | None) -> list[str]:
-    """Named causes among the snapshot's clock-throttle reasons (idle is not one)."""
-    if gpu is None or not gpu.throttle_reasons:
-        return []
-    tokens = [_token(r) for r in gpu.throttle_reasons]
-    return [text for key, text in THROTTLE_CAUSES if any(key in t for t in tokens)]
-
-
 def pcie_degraded(gpu: Gpu | None) -> str | None:
     """A link narrower than it can be. (A lower generation at idle is normal power
     saving, so only the width counts as degraded.)"""
@@ -121,28 +91,3 @@ def pcie_degraded(gpu: Gpu | None) -> str | None:
     if gpu.pcie_width_current < gpu.pcie_width_max:
         return f"x{gpu.pcie_width_current} of x{gpu.pcie_width_max}"
     return None
-
-
-def slow_gemm_cause(slow: dict[str, float], fractions: dict[str, float], model: GpuModel | None,
-                    gpu: Gpu | None) -> tuple[str, str]:
-    """(cause key, explanation) for GEMMs below PERF_FLOOR of their peak.
-
-    slow: test name -> measured TFLOPS of the slow ones; fractions: test name ->
-    fraction of peak for every measured GEMM."""
-    throttled = throttle_causes(gpu)
-    if throttled:
-        return "throttling", "NVML reports " + " and ".join(throttled) + ": the clocks are held down"
-    sixteen = [t for t in SIXTEEN_BIT if t in slow]
-    fp32_peak = model.fp32_tflops if model else None
-    if sixteen and fp32_peak and max(slow[t] for t in sixteen) <= 1.5 * fp32_peak:
-        return ("tensor-cores-not-used",
-                f"the 16-bit rate is no faster than the {fp32_peak:g} TFLOPS FP32 (non-tensor) peak: "
-                "the GEMM did not run on Tensor Cores")
-    width = pcie_degraded(gpu)
-    if width:
-        return ("pcie-degraded", f"the PCIe link runs at {width}: a badly seated card, riser or slot, "
-                "which often comes with power delivery problems")
-    if fractions.get("gemm_fp32", 1.0) < PERF_FLOOR and len(slow) > 1:
-        return ("clocks-low", "every precision is slow, including FP32: the clocks are low (throttling or a "
-                "power cap not visible in the snapshot)")
-    return "unknown", "no cause is visible in the snapshot; watch clocks and power while it runs"

@@ -14,7 +14,7 @@ from gpudoctor.findings import Evidence, Finding, Fix, Severity
 from gpudoctor.matrices import Matrices, load_matrices
 from gpudoctor.rules import smoke_codes as codes
 from gpudoctor.serde import from_data
-from gpudoctor.smoke import expect
+from gpudoctor.smoke import expect, rates, samples
 from gpudoctor.smoke.judge_driver import (
     cuda_fix,
     driver_findings,
@@ -24,6 +24,8 @@ from gpudoctor.smoke.judge_driver import (
 from gpudoctor.smoke.model import GpuResult, SmokeReport, TestResult
 from gpudoctor.smoke.process import ProcessOutcome
 from gpudoctor.smoke.verdicts import gpu_findings, node_findings
+from gpudoctor.smoke.verdicts_gemm import judge_gemms
+from gpudoctor.smoke.verdicts_precision import precision_findings
 from gpudoctor.snapshot import Snapshot
 
 
@@ -61,9 +63,11 @@ def judge(inp: SmokeInput, matrices: Matrices | None = None, *, mode: str = "qui
     framework = framework_label(inp.runner)
     about = ", ".join(x for x in (framework, inp.python) if x)
     source = f"smoke runner ({about})" if about else "smoke runner"
+    facts = ((doc.get("framework") or {}) if isinstance(doc.get("framework"), dict) else {}).get("precision")
+    env = (facts.get("env") if isinstance(facts, dict) else None) or {}
     base = dict(backend=doc.get("backend"), framework=framework, python=inp.python,
                 device_type=doc.get("device_type"), mode=doc.get("mode") or mode, strict=strict, wall_s=wall_s,
-                driver=inp.driver)
+                driver=inp.driver, precision=facts if isinstance(facts, dict) else None)
     if not usable and inp.runner is None and inp.process is None:
         return SmokeReport(findings=tuple(findings), gpus=_driver_only_gpus(inp.driver), **base)
     matrices = matrices or load_matrices()
@@ -98,10 +102,12 @@ def judge(inp: SmokeInput, matrices: Matrices | None = None, *, mode: str = "qui
     on_gpu = doc.get("device_type", "cuda") != "cpu"
     gpus = []
     for raw in raw_gpus:
-        gpu, found = _judge_gpu(raw, matrices, inp.snapshot, on_gpu, source)
+        gpu, found = _judge_gpu(raw, matrices, inp.snapshot, on_gpu, source, env)
         gpus.append(gpu)
         findings.extend(found)
-    node = [_judge_test(t, None, None, False) for t in raw_node]
+    if on_gpu:
+        findings.extend(precision_findings(facts, raw_gpus, gpus, matrices, source))
+    node = [_judge_test(t, None, False) for t in raw_node]
     for t, result in zip(raw_node, node):
         findings.extend(_error_findings(t, result, None, source))
     findings.extend(node_findings(raw_node, gpus, matrices, source))
@@ -178,23 +184,42 @@ def _mark_in_flight(gpus: list[dict], node: list[dict], in_flight, status: str, 
     gpus.append({"index": gpu_index, "name": "unknown", "tests": [entry]})
 
 
-def _judge_gpu(raw: dict, matrices: Matrices, snapshot: Snapshot | None, on_gpu: bool,
-               source: str) -> tuple[GpuResult, list[Finding]]:
+def _judge_gpu(raw: dict, matrices: Matrices, snapshot: Snapshot | None, on_gpu: bool, source: str,
+               env: dict) -> tuple[GpuResult, list[Finding]]:
     index, name, cc = raw.get("index", 0), raw.get("name") or "unknown", raw.get("cc")
     model = expect.match_model(matrices, name, cc) if on_gpu else None
     snap_gpu = expect.snapshot_gpu(snapshot, raw.get("pci_bus_id"), index) if on_gpu else None
+    share = rates.mig_share(matrices, name, model) if on_gpu else None
     subject = f"GPU {index}"
-    tests, findings = [], []
+    tests, findings, sources = [], [], {}
     for t in raw.get("tests") or []:
-        result = _judge_test(t, model, snap_gpu, on_gpu)
+        test_name = t.get("name", "?")
+        if not on_gpu:
+            exp = rates.Expected()
+        elif test_name.startswith("gemm_"):
+            # A runner document without "accumulate" timed FP8 with torch's default accumulation.
+            accumulate = t.get("accumulate") or ("default" if test_name == "gemm_fp8" else "fp32")
+            exp = rates.gemm_expected(matrices, test_name, model, share, accumulate)
+        else:
+            exp = rates.copy_expected(test_name, model, share, snap_gpu)
+        sources[test_name] = exp.source
+        result = _judge_test(t, exp, on_gpu and model is not None)
         tests.append(result)
         findings.extend(_error_findings(t, result, subject, source))
+    board = rates.board_class(model) if model else None
+    tests, gemm = judge_gemms(tests, {t.get("name"): t for t in raw.get("tests") or []}, sources, board, env,
+                              raw.get("nvml_error"), subject, source)
+    findings.extend(gemm)
     support = matrices.precision(cc) if cc and on_gpu else None
     findings.extend(gpu_findings(raw, tests, model, support, snap_gpu, subject, source, on_gpu))
-    return GpuResult(index, name, cc, model.name if model else None, raw.get("pci_bus_id"), tuple(tests)), findings
+    warm = samples.summarise((raw.get("clock_warmup") or {}).get("samples"), phase="clock_warmup")
+    return GpuResult(index, name, cc, model.name if model else None, raw.get("pci_bus_id"), tuple(tests),
+                     share.profile if isinstance(share, rates.Share) else None,
+                     warm.to_json() if warm else None), findings
 
 
-def _judge_test(t: dict, model, snap_gpu, on_gpu: bool) -> TestResult:
+def _judge_test(t: dict, exp: rates.Expected | None, rated: bool) -> TestResult:
+    """Numerics against the tolerance; the rate against `exp` (copied into the result)."""
     name, status = t.get("name", "?"), t.get("status")
     seconds = t.get("seconds")
     if status in ("crashed", "timeout"):
@@ -206,9 +231,9 @@ def _judge_test(t: dict, model, snap_gpu, on_gpu: bool) -> TestResult:
                           else "error", kernel=t.get("kernel"), seconds=seconds)
     unit = "tflops" if t.get("tflops") is not None else ("gbps" if t.get("gbps") is not None else None)
     value = t.get(unit) if unit else None
-    expected = expect.expected_peak(name, model, snap_gpu)[0] if on_gpu and unit else None
-    fraction = value / expected if value is not None and expected else None
-    perf = None if fraction is None else ("ok" if fraction >= expect.PERF_FLOOR else "low")
+    exp = exp if exp is not None and unit else rates.Expected()
+    fraction = value / exp.peak if value is not None and exp.peak else None
+    perf = None if value is None or exp.floor is None else ("ok" if value >= exp.floor else "low")
     tol = expect.TOLERANCE.get(name)
     err = t.get("max_rel_error")
     ok = tol is None or (err is not None and err <= tol)
@@ -217,8 +242,10 @@ def _judge_test(t: dict, model, snap_gpu, on_gpu: bool) -> TestResult:
         ok, detail = False, f"{t['mismatches']} words read back wrong in {t.get('bytes', 0) >> 20} MiB"
     if not ok and not detail:
         detail = f"max relative error {err:.3g} > tolerance {tol:g}" if err is not None else "NaN or Inf"
-    return TestResult(name, "pass" if ok else "fail", unit, value, expected, fraction, err, tol, perf,
-                      t.get("kernel"), detail, seconds)
+    if ok and not detail and rated and exp.why and value is not None:
+        detail = f"no rate verdict: {exp.why}"
+    return TestResult(name, "pass" if ok else "fail", unit, value, exp.expected, fraction, err, tol, perf,
+                      t.get("kernel"), detail, seconds, peak=exp.peak)
 
 
 def _error_findings(t: dict, result: TestResult, subject: str | None, source: str) -> list[Finding]:

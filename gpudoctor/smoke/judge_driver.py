@@ -33,11 +33,21 @@ def driver_findings(doc: dict | None) -> tuple[list[Finding], bool]:
     outcome = doc.get("outcome", "ok")
     tail = doc.get("stderr_tail") or []
     if outcome == "timeout":
+        running = doc.get("running") or {}
+        step = running.get("step") or "cuInit"
+        where = f"{step} on GPU {running['device']}" if running.get("device") is not None else step
+        done = [f"{d.get('step')}" + (f" GPU {d['device']}" if d.get("device") is not None else "")
+                + f" {d.get('seconds', 0):.1f} s" for d in doc.get("steps_done") or []]
         return [codes.DRIVER_INIT_FAILED.finding(
-            "cuInit did not return: the CUDA driver hangs",
-            evidence=[_ev("driver_check", f"killed after {doc.get('seconds', 0):.0f} s")],
+            f"{where} did not return within {doc.get('limit_s', doc.get('seconds', 0)):.0f} s: the CUDA driver hangs",
+            evidence=[_ev("driver_check", f"killed after {doc.get('seconds', 0):.0f} s while in {where}"),
+                      _ev("limit", doc.get("limit_why") or f"{doc.get('limit_s', 0):.0f} s",
+                          "gpudoctor smoke (scaled with the GPU count unless persistence mode is on)"),
+                      *([_ev("finished steps", ", ".join(done))] if done else [])],
             fix=Fix("A GPU that fell off the bus or a wedged driver makes cuInit hang: check the kernel log, "
-                    "then reset the GPU or reboot.", (cuerrors.XID, "nvidia-smi")))], False
+                    "then reset the GPU or reboot. If the node is only slow to initialise (many GPUs without "
+                    "persistence mode), enable persistence mode and rerun.",
+                    (cuerrors.XID, "nvidia-smi", "sudo nvidia-smi -pm 1")))], False
     if outcome != "ok":
         return [codes.DRIVER_INIT_FAILED.finding(
             "the driver check crashed while loading or initialising libcuda",
@@ -73,7 +83,30 @@ def driver_findings(doc: dict | None) -> tuple[list[Finding], bool]:
             fix=cuda_fix(100))], False
     findings = [_device_finding(dev, lib_source) for dev in doc.get("devices") or [] if dev.get("failed_step")]
     usable = any(not dev.get("failed_step") for dev in doc.get("devices") or [])
-    return findings, usable
+    slow = _slow_init(doc, lib_source)
+    return findings + ([slow] if slow else []), usable
+
+
+SLOW_INIT_S = 5.0  # with persistence mode cuInit takes well under a second
+
+
+def _slow_init(doc: dict, source: str) -> Finding | None:
+    """GD717: initialisation that finished, but slowly: a cost, not a hang."""
+    init = doc.get("cuinit_seconds") or 0.0
+    contexts = [(d.get("index"), d.get("context_seconds") or 0.0) for d in doc.get("devices") or []]
+    total = init + sum(s for _, s in contexts)
+    if total < SLOW_INIT_S:
+        return None
+    count = len(contexts)
+    return codes.DRIVER_INIT_SLOW.finding(
+        f"CUDA initialisation took {total:.1f} s on {count} GPU(s) (cuInit {init:.1f} s): slow, not hung; "
+        "every CUDA process start pays it",
+        evidence=[_ev("cuInit", f"{init:.2f} s", source),
+                  *(_ev(f"GPU {i}: cuDevicePrimaryCtxRetain", f"{s:.2f} s", source) for i, s in contexts if s >= 1.0)],
+        fix=Fix("Without persistence mode the driver sets every GPU up again for each process. Enable it "
+                "(nvidia-persistenced, or persistence mode with nvidia-smi) and rerun.",
+                ("nvidia-smi --query-gpu=index,persistence_mode --format=csv", "sudo nvidia-smi -pm 1",
+                 "sudo systemctl enable --now nvidia-persistenced")))
 
 
 def _device_finding(dev: dict, source: str) -> Finding:

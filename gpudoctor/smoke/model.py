@@ -20,9 +20,11 @@ FAILED = frozenset({"fail", "crashed", "timeout"})
 class TestResult:
     """One test on one GPU (or on the node, for NCCL and peer access).
 
-    `unit` says which rate was measured ("tflops" or "gbps"); `expected` is the
-    peak for that rate from the matrices (None when the GPU is not in them, or
-    for tests without a peak); `perf` is "ok", "low" or None (no verdict)."""
+    `unit` says which rate was measured ("tflops" or "gbps"); `peak` is the datasheet
+    figure (scaled to a MIG slice's share); `expected` is what a healthy GPU of this
+    class reaches (rates.toml for GEMMs; the peak for copies); `perf` is "ok", "low"
+    or None (no verdict); `cause` names why a rate is low, or a normal limit it ran
+    at ("power-cap"); `samples` summarises NVML during the timed GEMM."""
 
     name: str
     status: str
@@ -36,6 +38,9 @@ class TestResult:
     kernel: str | None = None  # SDPA: the fused kernel the dispatcher selected
     detail: str = ""
     seconds: float | None = None
+    peak: float | None = None
+    cause: str | None = None
+    samples: dict | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -53,6 +58,12 @@ class TestResult:
             out["detail"] = self.detail
         if self.seconds is not None:
             out["seconds"] = round(self.seconds, 4)
+        if self.peak is not None:
+            out["peak"] = _round(self.peak)
+        if self.cause is not None:
+            out["cause"] = self.cause
+        if self.samples is not None:
+            out["samples"] = self.samples
         return out
 
 
@@ -64,11 +75,17 @@ class GpuResult:
     model: str | None = None  # gpus.toml row the expected peaks come from
     pci_bus_id: str | None = None
     tests: tuple[TestResult, ...] = ()
+    mig_profile: str | None = None  # "1g.5gb": rates are judged against the slice's share
+    clock_warmup: dict | None = field(default=None, compare=False)  # NVML summary of the warm-up
 
     def to_json(self) -> dict:
-        return {"index": self.index, "name": self.name, "compute_capability": self.compute_capability,
-                "model": self.model, "pci_bus_id": self.pci_bus_id,
-                "tests": [t.to_json() for t in self.tests]}
+        out = {"index": self.index, "name": self.name, "compute_capability": self.compute_capability,
+               "model": self.model, "pci_bus_id": self.pci_bus_id, "tests": [t.to_json() for t in self.tests]}
+        if self.mig_profile:
+            out["mig_profile"] = self.mig_profile
+        if self.clock_warmup is not None:
+            out["clock_warmup"] = self.clock_warmup
+        return out
 
 
 @dataclass(frozen=True)
@@ -84,6 +101,7 @@ class SmokeReport:
     wall_s: float = 0.0
     strict: bool = False
     driver: dict | None = field(default=None, compare=False)  # the driver check's raw document
+    precision: dict | None = field(default=None, compare=False)  # TF32 facts of the target process
 
     @property
     def failed_tests(self) -> list[tuple[str, TestResult]]:
@@ -109,6 +127,7 @@ class SmokeReport:
             "gpus": [g.to_json() for g in self.gpus],
             "node_tests": [t.to_json() for t in self.node_tests],
             "findings": [finding_json(f) for f in sort_findings(list(self.findings))],
+            **({"precision": self.precision} if self.precision is not None else {}),
         }
 
 

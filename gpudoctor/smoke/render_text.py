@@ -21,23 +21,24 @@ def _rate(t: TestResult) -> str:
 
 
 def _peak(t: TestResult) -> str:
-    if t.expected is None:
+    if t.expected is None and t.peak is None:
         return ""
+    expected = f"{t.expected:,.0f} / " if t.expected is not None and t.expected != t.peak else ""
     pct = f" ({100 * t.fraction_of_peak:.0f}%)" if t.fraction_of_peak is not None else ""
-    return f"{t.expected:,.0f}{pct}"
+    return f"{expected}{t.peak or t.expected:,.0f}{pct}"
 
 
 def _tests_table(title: str, tests: tuple[TestResult, ...]) -> Table:
     table = Table(title=title, title_justify="left", expand=False)
-    for col in ("test", "status", "measured", "peak (%)", "rel. error", "tolerance"):
+    for col in ("test", "status", "measured", "expected / peak (%)", "rel. error", "tolerance"):
         table.add_column(col, no_wrap=True)
     table.add_column("note")
     for t in tests:
         err = "" if t.max_rel_error is None else f"{t.max_rel_error:.1e}"
         tol = "" if t.tolerance is None else f"{t.tolerance:g}"
-        note = t.detail if t.status != "pass" else (f"kernel: {t.kernel}" if t.kernel else "")
+        note = t.detail if t.status != "pass" or t.detail else (f"kernel: {t.kernel}" if t.kernel else "")
         if t.perf == "low":
-            note = (note + "; " if note else "") + "below expected rate"
+            note = (note + "; " if note else "") + "below expected rate" + (f" ({t.cause})" if t.cause else "")
         table.add_row(t.name, Text(t.status, style=STATUS_STYLE.get(t.status, "")), _rate(t), _peak(t), err,
                       tol, Text(note))
     return table
@@ -46,13 +47,19 @@ def _tests_table(title: str, tests: tuple[TestResult, ...]) -> Table:
 def _gpu_title(g: GpuResult) -> str:
     cc = f", sm_{g.compute_capability.replace('.', '')}" if g.compute_capability else ""
     model = f", peaks from {g.model}" if g.model else ", no peaks (GPU not in the matrices)"
-    return f"GPU {g.index}: {g.name}{cc}{model}"
+    mig = f", MIG {g.mig_profile} share" if g.mig_profile else ""
+    return f"GPU {g.index}: {g.name}{cc}{model}{mig}"
 
 
 def render(report: SmokeReport, console: Console) -> None:
     head = report.framework or "no framework"
     console.print(f"[bold]gpudoctor smoke[/bold] ({report.mode}) · {head} · {report.python or ''} · "
                   f"{report.wall_s:.1f} s")
+    if report.precision:
+        env = report.precision.get("env") or {}
+        facts = ", ".join([f"{k}={v}" for k, v in env.items() if v is not None]
+                          + [f"float32 matmul precision {report.precision.get('float32_matmul_precision')}"])
+        console.print(Text(f"TF32: {facts}", style="dim"))
     for g in report.gpus:
         console.print(_tests_table(_gpu_title(g), g.tests))
     if report.node_tests:

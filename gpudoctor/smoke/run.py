@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from gpudoctor.host import Host
 from gpudoctor.matrices import Matrices
 from gpudoctor.smoke.driver import (
-    DEFAULT_DRIVER_TIMEOUT_S,
     MAIN_SCRIPT,
+    driver_limit,
     last_json_object,
     run_driver_check,
 )
@@ -46,7 +46,7 @@ class SmokeOptions:
     allow_cpu: bool = False  # no driver check; numerics on the CPU when CUDA is unavailable
     strict: bool = False  # warnings (e.g. performance) fail too
     runner_script: str | None = None  # a replacement runner (tests inject crashing/hanging ones)
-    driver_timeout_s: float = DEFAULT_DRIVER_TIMEOUT_S
+    driver_timeout_s: float | None = None  # None: scaled with the GPU count (driver.driver_limit)
 
     @property
     def timeout(self) -> float:
@@ -112,7 +112,9 @@ def run_smoke(host: Host, python: str | None = None, options: SmokeOptions | Non
     driver = None
     n_gpus = 1
     if not options.allow_cpu:
-        driver = run_driver_check(host, min(options.driver_timeout_s, options.timeout))
+        limit, why = driver_limit(host, snapshot) if options.driver_timeout_s is None else (
+            options.driver_timeout_s, f"{options.driver_timeout_s:g} s (set)")
+        driver = run_driver_check(host, min(limit, options.timeout), why)
         if not driver_findings(driver)[1]:
             return verdict()  # no usable GPU: say so now, without starting the framework
         count = driver.get("device_count") or 0

@@ -1,5 +1,5 @@
 """Per-GPU and per-node findings that look at several tests at once:
-slow GEMMs and their cause, slow copies, SDPA fallback, skipped precisions,
+slow copies, SDPA fallback, skipped precisions,
 NCCL and peer access."""
 
 from __future__ import annotations
@@ -15,25 +15,11 @@ from gpudoctor.snapshot import Gpu
 
 WATCH_CLOCKS = ("nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu,"
                 "clocks_event_reasons.active --format=csv -l 1")
-PERF_STATE = "nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE"
 PCIE_LINK = "nvidia-smi --query-gpu=index,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current," \
             "pcie.link.width.max --format=csv"
-CAUSE_FIX = {
-    "throttling": Fix("Find what holds the clocks down: cooling (fans, airflow, inlet temperature), the board "
-                      "power limit, or application clocks. Watch clocks and reasons while the GPU is busy.",
-                      (PERF_STATE, WATCH_CLOCKS)),
-    "tensor-cores-not-used": Fix("The 16-bit GEMM did not use Tensor Cores. Install a framework build with native "
-                                 "code for this GPU (a build older than the GPU runs slow fallback kernels), and "
-                                 "check that the GPU is not a vGPU/MIG profile without Tensor Core access.",
-                                 ("gpudoctor check", "gpudoctor install torch")),
-    "pcie-degraded": Fix("Reseat the card and check the riser and slot: the link should train to its full "
-                         "width. A degraded link often comes with power delivery problems that cap clocks.",
-                         (PCIE_LINK, PERF_STATE)),
-    "clocks-low": Fix("Watch clocks, power and temperature while the GPU is busy; compare the SM clock with "
-                      "its maximum.", (WATCH_CLOCKS, PERF_STATE)),
-    "unknown": Fix("Watch clocks, power and temperature while the GPU is busy, and rerun with --full for "
-                   "longer timings.", (WATCH_CLOCKS, "gpudoctor smoke --full")),
-}
+PCIE_FIX = Fix("Reseat the card and check the riser and slot: the link should train to its full width. A degraded "
+               "link often comes with power delivery problems that cap clocks.",
+               (PCIE_LINK, "nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE"))
 HARDWARE_SKIP = "needs sm_"
 FRAMEWORK_SKIPS = ("cannot run FP8", "has no float8")
 
@@ -60,32 +46,21 @@ def gpu_findings(raw: dict, tests: list[TestResult], model: GpuModel | None, sup
     by_name = {t.name: t for t in tests}
     raw_by_name = {t.get("name"): t for t in raw.get("tests") or []}
     out: list[Finding] = []
-    gemms = {n: t for n, t in by_name.items() if n.startswith("gemm_") and t.perf is not None}
-    slow = {n: t.value for n, t in gemms.items() if t.perf == "low"}
-    if slow:
-        cause, why = expect.slow_gemm_cause(slow, {n: t.fraction_of_peak for n, t in gemms.items()}, model,
-                                            snap_gpu)
-        names = ", ".join(n.removeprefix("gemm_").upper() for n in slow)
-        out.append(codes.GEMM_BELOW_PEAK.finding(
-            f"{subject}: {names} GEMM far below peak: {why}", subject=subject,
-            evidence=[*(Evidence(n + ".tflops", _rate(gemms[n]), expect.expected_peak(n, model, snap_gpu)[1])
-                        for n in slow),
-                      Evidence("cause", cause, "gpudoctor smoke"), *_nvml_evidence(snap_gpu)],
-            fix=CAUSE_FIX[cause]))
     for name in ("copy_d2d", "copy_h2d"):
         t = by_name.get(name)
         if t is None or t.perf != "low":
             continue
         what = "device memory" if name == "copy_d2d" else "host-to-device (PCIe)"
         width = expect.pcie_degraded(snap_gpu) if name == "copy_h2d" else None
-        fix = CAUSE_FIX["pcie-degraded"] if width else Fix(
+        fix = PCIE_FIX if width else Fix(
             "Check clocks and other processes using the GPU; for host-to-device copies check the PCIe link and "
             "the NUMA placement of the process.", (PCIE_LINK if name == "copy_h2d" else WATCH_CLOCKS,
                                                   "nvidia-smi topo -m"))
         out.append(codes.COPY_BANDWIDTH_LOW.finding(
             f"{subject}: {what} copy bandwidth low" + (f": the PCIe link runs at {width}" if width else ""),
             subject=subject, fix=fix,
-            evidence=[Evidence(name + ".gbps", _rate(t), expect.expected_peak(name, model, snap_gpu)[1]),
+            evidence=[Evidence(name + ".gbps", _rate(t), expect.expected_peak(name, model, snap_gpu)[1]
+                               + (" (scaled to the MIG slice's memory share)" if t.peak != t.expected else "")),
                       *_nvml_evidence(snap_gpu)]))
     if on_gpu:  # the CPU has no fused attention kernels to miss
         out.extend(_sdpa_findings(by_name, raw_by_name, subject, source))

@@ -42,9 +42,9 @@ def test_healthy_fake_gpu_passes_every_step(fake_libcuda):
     assert doc["cuinit"] == 0 and doc["device_count"] == 2
     assert doc["library"]["path"].endswith("libcuda.so.1") and str(fake_libcuda) in doc["library"]["path"]
     assert [d["failed_step"] for d in doc["devices"]] == [None, None]
-    assert doc["devices"][1] | {"seconds": 0} == {
+    assert doc["devices"][1] | {"seconds": 0, "context_seconds": 0} == {
         "index": 1, "name": "NVIDIA H200", "cc": "9.0", "pci_bus_id": "0000:19:00.0", "memory_total_mib": 143771,
-        "result": 0, "failed_step": None, "seconds": 0}
+        "result": 0, "failed_step": None, "seconds": 0, "context_seconds": 0}
     findings, usable = driver_findings(doc)
     assert usable and findings == []
 
@@ -124,3 +124,33 @@ def test_driver_script_runs_on_python38(fake_libcuda):
     res = host.run([python38, str(DRIVER_SCRIPT)], timeout=30, env=dict(host.env()))
     assert res.ok, res.stderr
     assert '"cuinit": 0' in res.stdout and '"failed_step": null' in res.stdout
+
+
+def test_a_timeout_names_the_step_that_was_running_and_the_limit(fake_libcuda):
+    doc = run_driver_check(fake_host(fake_libcuda, cuinit_hang=30), timeout=1.0, limit_why="1 s (test)")
+    assert doc["running"]["step"] == "cuInit" and doc["steps_done"] == []
+    (f,) = driver_findings(doc)[0]
+    assert f.title.startswith("cuInit did not return within 1 s")
+    assert any(e.fact == "limit" and e.value == "1 s (test)" for e in f.evidence)
+
+
+def test_a_slow_cuinit_that_returns_is_reported_as_slow_not_as_a_hang(fake_libcuda):
+    """6 s: NVIDIA/nvtrust#113 measured cuInit at 6.5 s on one confidential-computing GPU."""
+    doc = run_driver_check(fake_host(fake_libcuda, cuinit_hang=6), timeout=20.0)
+    assert doc["outcome"] == "ok" and doc["cuinit_seconds"] >= 6.0
+    findings, usable = driver_findings(doc)
+    assert usable and codes_of(findings) == ["GD717"]
+    assert "slow, not hung" in findings[0].title and findings[0].severity.value == "warning"
+
+
+@pytest.mark.parametrize("gpus, persistence, limit", [
+    (8, False, 110.0), (8, True, 30.0), (1, None, 40.0), (0, None, 30.0)])
+def test_the_driver_limit_scales_with_gpus_unless_persistence_mode_is_on(gpus, persistence, limit):
+    from gpudoctor.smoke.driver import driver_limit
+    from gpudoctor.snapshot import Gpu, Snapshot
+
+    snap = Snapshot(gpus=tuple(Gpu(index=i, name="NVIDIA A100-SXM4-80GB", persistence_mode=persistence)
+                               for i in range(gpus))) if gpus else None
+    seconds, why = driver_limit(RealHost(environ={}), snap)
+    assert seconds == limit
+    assert ("persistence mode off" in why) is (persistence is False)

@@ -21,7 +21,18 @@ FORMAT = "gpudoctor-smoke-driver"
 VERSION = 1
 ALLOC_BYTES = 1 << 20
 PATTERN = 0xA5
+PROGRESS_PREFIX = "@@gddriver "  # one stderr line per step, so a killed check still says where it was
 CC_MAJOR, CC_MINOR = 75, 76  # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR / _MINOR
+
+
+def progress(step, state, device=None, seconds=None):
+    fields = {"step": step, "state": state}
+    if device is not None:
+        fields["device"] = device
+    if seconds is not None:
+        fields["seconds"] = round(seconds, 4)
+    sys.stderr.write(PROGRESS_PREFIX + json.dumps(fields) + "\n")
+    sys.stderr.flush()
 
 
 def library_names():
@@ -117,7 +128,12 @@ def check_device(drv, ordinal):
         mem = drv.fn("cuDeviceTotalMem_v2", "cuDeviceTotalMem")
         if mem is not None and mem(ctypes.byref(total), handle) == 0:
             dev["memory_total_mib"] = total.value // (1 << 20)
-        if not step("cuDevicePrimaryCtxRetain", drv.fn("cuDevicePrimaryCtxRetain")(ctypes.byref(ctx), handle)):
+        progress("cuDevicePrimaryCtxRetain", "start", ordinal)
+        began = time.monotonic()
+        retained_ok = step("cuDevicePrimaryCtxRetain", drv.fn("cuDevicePrimaryCtxRetain")(ctypes.byref(ctx), handle))
+        dev["context_seconds"] = round(time.monotonic() - began, 4)
+        progress("cuDevicePrimaryCtxRetain", "done", ordinal, dev["context_seconds"])
+        if not retained_ok:
             return dev
         retained = True
         if not step("cuCtxSetCurrent", drv.fn("cuCtxSetCurrent")(ctx)):
@@ -164,7 +180,11 @@ def run():
         if get_version is not None and get_version(ctypes.byref(version)) == 0:
             report["driver_version"] = version.value
         init = drv.fn("cuInit")
+        progress("cuInit", "start")
+        began = time.monotonic()
         report["cuinit"] = init(ctypes.c_uint(0)) if init is not None else -1
+        report["cuinit_seconds"] = round(time.monotonic() - began, 4)
+        progress("cuInit", "done", seconds=report["cuinit_seconds"])
         if report["cuinit"] != 0:
             report["cuinit_name"] = drv.error_name(report["cuinit"])
         else:

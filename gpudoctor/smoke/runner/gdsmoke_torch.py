@@ -4,17 +4,20 @@ import platform
 import warnings
 
 import gdsmoke_common as common
-from gdsmoke_torch_gemm import PRECISIONS, gemm_test
+import gdsmoke_nvml
+from gdsmoke_torch_gemm import PRECISIONS, clock_warmup, gemm_test, numerics
 from gdsmoke_torch_mem import copy_d2d_test, copy_h2d_test, memtest
 from gdsmoke_torch_multi import nccl_allreduce_test, p2p_test
 from gdsmoke_torch_nn import conv_test, sdpa_test
+from gdsmoke_torch_precision import default_fp32_error, precision_defaults
 
 MIB = 1 << 20
 
 
 def framework_info(torch):
     info = {"name": "torch", "version": torch.__version__, "cuda": getattr(torch.version, "cuda", None),
-            "hip": getattr(torch.version, "hip", None), "cudnn": None, "arch_list": None}
+            "hip": getattr(torch.version, "hip", None), "cudnn": None, "arch_list": None,
+            "precision": precision_defaults(torch)}
     try:
         info["cudnn"] = torch.backends.cudnn.version()
     except Exception:  # a broken cuDNN install: the conv test reports it
@@ -48,11 +51,11 @@ def device_info(torch, index):
     return info
 
 
-def device_tests(torch, device, index, cc, is_cpu, mode):
+def device_tests(torch, device, index, cc, is_cpu, mode, sampler=None):
     results = []
     for prec in PRECISIONS:
         common.run_test(index, "gemm_" + prec,
-                        lambda p=prec: gemm_test(torch, p, device, cc, is_cpu, mode), results)
+                        lambda p=prec: gemm_test(torch, p, device, cc, is_cpu, mode, sampler), results)
     for prec in ("fp16", "bf16"):
         common.run_test(index, "conv_" + prec, lambda p=prec: conv_test(torch, p, device, cc, is_cpu), results)
     for prec in ("fp16", "bf16"):
@@ -92,14 +95,32 @@ def run(args, started):
         return common.document("torch", fw, "cuda", args.mode, [], started=started, error={
             "stage": "bad-gpu-index",
             "message": "GPU %s not visible: torch sees %d device(s)" % (missing, count)})
+    infos = [device_info(torch, index) for index in indices]
+    nvml, samplers, nvml_error = gdsmoke_nvml.open_samplers([i.get("pci_bus_id") for i in infos])
     gpus = []
-    for index in indices:
-        info = device_info(torch, index)
-        common.emit("gpu", **info)
-        torch.cuda.set_device(index)
-        cc = tuple(int(x) for x in info["cc"].split("."))
-        info["tests"] = device_tests(torch, torch.device("cuda", index), index, cc, False, args.mode)
-        gpus.append(info)
+    try:
+        for info in infos:
+            index = info["index"]
+            sampler = samplers.get(info.get("pci_bus_id"))
+            if sampler is None:
+                info["nvml_error"] = nvml_error or "no NVML handle for bus %s" % info.get("pci_bus_id")
+            common.emit("gpu", **info)
+            torch.cuda.set_device(index)
+            device = torch.device("cuda", index)
+            cc = tuple(int(x) for x in info["cc"].split("."))
+            info["fp32_default_max_rel_error"], why = default_fp32_error(torch, device, numerics)
+            if why:
+                info["fp32_default_error"] = why
+            try:
+                info["clock_warmup"] = clock_warmup(torch, device, cc, args.mode, sampler)
+            except Exception as exc:  # the tests that follow report a broken GPU in detail
+                info["clock_warmup"] = {"error": str(exc).strip().splitlines()[0][:300] if str(exc).strip() else
+                                        type(exc).__name__}
+            info["tests"] = device_tests(torch, device, index, cc, False, args.mode, sampler)
+            gpus.append(info)
+    finally:
+        if nvml is not None:
+            nvml.close()
     node = []
     if len(indices) > 1:
         common.run_test(None, "p2p", lambda: p2p_test(torch, indices), node)

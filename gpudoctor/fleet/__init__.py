@@ -1,0 +1,1 @@
+"""Fleets: collect one report per node on an existing engine, merge them into one view."""
