@@ -29,6 +29,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "diagnose": ("gpudoctor.commands.diagnose", "diagnose", "Judge a pasted environment report or error."),
     "report": ("gpudoctor.commands.report", "report", "A markdown report worth pasting into an issue."),
     "plan": ("gpudoctor.commands.plan", "plan", "Which GPU a training job needs, how long, what it costs."),
+    "lint": ("gpudoctor.commands.lint", "lint", "Judge requirements, lockfiles, environment files and Dockerfiles."),
+    "requires": ("gpudoctor.commands.requires", "requires", "What a host needs to run an environment, lockfile or image."),
     "fleet": ("gpudoctor.commands.fleet", "fleet", "Collect a report per node (Slurm) and merge them: drift, groups."),
 }
 

@@ -70,6 +70,9 @@ class System:
     # Jetson: the board (/proc/device-tree/model) and its L4T release (/etc/nv_tegra_release, "36.4.3").
     jetson_model: Fact[str] = UNKNOWN
     l4t_release: Fact[str] = UNKNOWN
+    # A container image's NVIDIA_REQUIRE_CUDA floor ("12.4" for cuda>=12.4), which the
+    # NVIDIA container toolkit enforces against the driver's CUDA at container start.
+    image_require_cuda: Fact[str] = UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -197,6 +200,41 @@ class Framework:
     arch_list: Fact[tuple[str, ...]] = UNKNOWN
     requires_python: str | None = None
     deep: DeepResult | None = None
+    # The C++ ABI its libraries use (_GLIBCXX_USE_CXX11_ABI), read from the
+    # mangled names libc10.so exports; extensions built with the other ABI fail
+    # with "undefined symbol".
+    cxx11_abi: Fact[bool] = UNKNOWN
+    # The wheel's platform tag ("manylinux_2_28_x86_64"): the glibc floor it declares.
+    wheel_platform: Fact[str] = UNKNOWN
+
+
+@dataclass(frozen=True)
+class Companion:
+    """A library built for (or pinned to) a framework: torchvision, xformers,
+    vLLM, flash-attn, triton, bitsandbytes, DeepSpeed..."""
+
+    name: str  # normalized dist name: "torchvision", "flash-attn"
+    framework: str = "torch"  # the framework it pairs with
+    version: Fact[str] = UNKNOWN  # "0.21.0+cu124"
+    location: str | None = None
+    # What its METADATA requires of the framework: "==2.6.0", ">=2.0,<3".
+    requires_framework: Fact[str] = UNKNOWN
+    # What the framework's METADATA requires of it (torch pins triton): "==3.2.0".
+    pinned_by_framework: Fact[str] = UNKNOWN
+    # The wheel's local version label, "cu12torch2.6cxx11abiFALSE" or "cu124".
+    build_tag: Fact[str] = UNKNOWN
+    # For compiled extensions: what the binary was built against.
+    built_framework: Fact[str] = UNKNOWN  # "2.6" (series) or "2.6.0"
+    # "12.4", or "12.x" when only the major is recorded; bitsandbytes, which ships one
+    # library per CUDA runtime, lists them: "11.8,12.4".
+    built_cuda: Fact[str] = UNKNOWN
+    cxx11_abi: Fact[bool] = UNKNOWN
+    arch_list: Fact[tuple[str, ...]] = UNKNOWN
+    # DeepSpeed: C++/CUDA ops compiled into the wheel; () means every op is JIT-built.
+    prebuilt_ops: Fact[tuple[str, ...]] = UNKNOWN
+    requires_python: str | None = None
+    # --deep: "ok", or the error importing it after torch gave ("ImportError: ...undefined symbol...").
+    deep_import: Fact[str] = UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -221,12 +259,19 @@ class Snapshot:
     cudnn: tuple[Library, ...] | None = None
     nccl: tuple[Library, ...] | None = None
     frameworks: tuple[Framework, ...] | None = None
+    companions: tuple[Companion, ...] | None = None
     probe_errors: tuple[ProbeError, ...] = ()
 
     def framework(self, name: str) -> Framework | None:
         for fw in self.frameworks or ():
             if fw.name == name:
                 return fw
+        return None
+
+    def companion(self, name: str) -> Companion | None:
+        for c in self.companions or ():
+            if c.name == name:
+                return c
         return None
 
     def visible_gpus(self) -> tuple[Gpu, ...] | None:

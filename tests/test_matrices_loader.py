@@ -144,6 +144,10 @@ def _sort_key(stem: str, table: str, row):
         return (Version(row.series), plat, variant(row.variant), not row.pypi_default)
     if (stem, table) == ("cupy", "package"):
         return row.cuda_major
+    if stem == "companions":  # by name, then version (then CUDA major)
+        names = KEYS[(stem, table)]
+        return tuple(Version(getattr(row, k)) if k in ("version", "framework_version", "version_from", "tag")
+                     else (getattr(row, k) or 0) for k in names)
     key = KEYS[(stem, table)][0]
     value = getattr(row, key)
     return value if isinstance(value, int) else Version(value)

@@ -248,7 +248,7 @@ def test_a_probe_that_raises_becomes_a_probe_error(monkeypatch):
 def test_progress_reports_each_probe():
     seen: list[str] = []
     collect(Machine().finish(), progress=seen.append)
-    assert seen == ["system", "driver", "gpus", "visibility", "cuda_runtime", "cudnn", "nccl", "frameworks"]
+    assert seen == ["system", "driver", "gpus", "visibility", "cuda_runtime", "cudnn", "nccl", "frameworks", "companions"]
 
 
 def test_unscripted_commands_are_not_hidden():

@@ -41,6 +41,8 @@ TABLES: dict[str, dict[str, type]] = {
     "jax": {"release": r.JaxRelease},
     "cudnn": {"release": r.CudnnRelease},
     "cupy": {"package": r.CupyPackage},
+    "companions": {"pin": r.CompanionPin, "framework_pin": r.FrameworkPin, "extension_wheel": r.ExtensionWheel,
+                   "gpu_library": r.GpuLibrary, "image": r.Image},
     "rates": {"achievable": r.AchievableRate, "mig": r.MigShare},
 }
 
@@ -62,6 +64,11 @@ KEYS: dict[tuple[str, str], tuple[str, ...]] = {
     ("jax", "release"): ("version_from",),
     ("cudnn", "release"): ("version_from",),
     ("cupy", "package"): ("package",),
+    ("companions", "pin"): ("package", "version"),
+    ("companions", "framework_pin"): ("framework", "framework_version", "package"),
+    ("companions", "extension_wheel"): ("package",),
+    ("companions", "gpu_library"): ("package", "version_from", "cuda_major"),
+    ("companions", "image"): ("repository", "tag"),
     ("rates", "achievable"): ("compute_capability", "board", "test", "accumulate"),
     ("rates", "mig"): ("compute_capability", "gpu"),
 }

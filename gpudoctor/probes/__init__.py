@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from typing import TypeVar
 
 from gpudoctor.host import Host
+from gpudoctor.probes import companions as companion_probe
 from gpudoctor.probes import cuda_runtime, deep as deep_probe, driver, frameworks, gpus, libraries, system, visibility
 from gpudoctor.probes.context import Context
 from gpudoctor.probes.target import TargetInfo, TargetPythonError, interrogate
@@ -51,6 +52,9 @@ def collect(host: Host, python: str | None = None, deep: bool = False,
         cudnn = guarded("cudnn", lambda: libraries.probe_cudnn(ctx), None)
         nccl = guarded("nccl", lambda: libraries.probe_nccl(ctx), None)
         fws = guarded("frameworks", lambda: frameworks.probe(ctx), None)
+        comps = guarded("companions", lambda: companion_probe.probe(ctx), None)
+        if deep and comps:
+            comps = guarded("deep companions", lambda: companion_probe.deep(ctx, comps), comps)
         if deep and fws:
             fws = guarded("deep", lambda: deep_probe.probe(ctx, fws), fws)
     finally:
@@ -59,6 +63,6 @@ def collect(host: Host, python: str | None = None, deep: bool = False,
         origin="live",
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         system=sys_facts, driver=drv, gpus=gpu_list, visibility=vis,
-        cuda_runtimes=runtimes, cudnn=cudnn, nccl=nccl, frameworks=fws,
+        cuda_runtimes=runtimes, cudnn=cudnn, nccl=nccl, frameworks=fws, companions=comps,
         probe_errors=tuple(errors),
     )

@@ -133,6 +133,12 @@ class _Reader:
 
 
 def _fatbin_sections(r: _Reader) -> list[tuple[str, int, int]]:
+    return [(name, offset, size) for name, sh_type, offset, size in elf_sections(r)
+            if name in FATBIN_SECTIONS and sh_type != 8]  # SHT_NOBITS has no file bytes
+
+
+def elf_sections(r: _Reader) -> list[tuple[str, int, int, int]]:
+    """(name, type, file offset, size) of every section of a 64-bit little-endian ELF."""
     ident = r.read(0, 64)
     if ident[:4] != _ELF_MAGIC:
         raise FatbinError("not an ELF file")
@@ -151,12 +157,7 @@ def _fatbin_sections(r: _Reader) -> list[tuple[str, int, int]]:
         end = names.find(b"\0", offset)
         return names[offset:end if end >= 0 else None].decode("ascii", "replace")
 
-    out = []
-    for name_off, sh_type, _flags, _addr, offset, size in headers:
-        name = name_at(name_off)
-        if name in FATBIN_SECTIONS and sh_type != 8:  # SHT_NOBITS has no file bytes
-            out.append((name, offset, size))
-    return out
+    return [(name_at(name_off), sh_type, offset, size) for name_off, sh_type, _f, _a, offset, size in headers]
 
 
 def _walk_section(r: _Reader, offset: int, size: int) -> Iterator[tuple[set[tuple[int, int, str]], int]]:

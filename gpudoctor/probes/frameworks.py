@@ -26,8 +26,10 @@ CUPY_DIST = re.compile(r"cupy(?:-cuda(\d+)x?|-rocm-[\d-]+)?$")
 
 
 def probe(ctx: Context) -> tuple[Framework, ...]:
-    found = (reader(ctx) for reader in (_torch, _tensorflow, _jax, _cupy))
-    return tuple(fw for fw in found if fw is not None)
+    from gpudoctor.probes import gpulibs  # noqa: PLC0415 - RAPIDS and Numba live apart
+
+    found = [reader(ctx) for reader in (_torch, _tensorflow, _jax, _cupy)]
+    return tuple(fw for fw in found if fw is not None) + gpulibs.probe(ctx)
 
 
 # --- shared helpers -------------------------------------------------------
@@ -138,12 +140,36 @@ def _torch(ctx: Context) -> Framework | None:
         why = (f"torch build is {build.value or 'unknown'}: no CUDA libraries",)
         arch = cudnn = nccl = Fact(None, "", why)
     return Framework(
-        name="torch", version=version, location=root, build=build,
+        name="torch", version=version, location=root, build=build, cxx11_abi=_cxx11_abi(ctx, lib_dir),
+        wheel_platform=_wheel_platform(ctx, dist),
         cuda=fact(cuda, "torch/version.py",
                   [f"torch/version.py: cuda is None ({build.value} build)" if info
                    else "torch/version.py: absent or unreadable"]),
         cudnn=cudnn, nccl=nccl, arch_list=arch, requires_python=meta.get("Requires-Python"),
     )
+
+
+def _wheel_platform(ctx: Context, dist: Dist) -> Fact[str]:
+    """The platform tag pip recorded in the dist-info WHEEL file ("Tag: cp311-cp311-manylinux_2_28_x86_64")."""
+    text = ctx.host.read_text(posixpath.join(dist.path, "WHEEL"), limit=1 << 16) or ""
+    tags = re.findall(r"^Tag:\s*\S+?-\S+?-(\S+)\s*$", text, re.M)
+    return (Fact(tags[0], f"{dist.label}/WHEEL") if tags
+            else Fact(None, "", (f"{dist.label}/WHEEL: no Tag line",)))
+
+
+def _cxx11_abi(ctx: Context, lib_dir: str) -> Fact[bool]:
+    """torch._C._GLIBCXX_USE_CXX11_ABI, read from libc10.so's mangled names."""
+    from gpudoctor.probes import elfsyms  # noqa: PLC0415 - only when torch is installed
+
+    path = posixpath.join(lib_dir, "libc10.so")
+    if not ctx.host.exists(path):
+        return Fact(None, "", ("torch/lib/libc10.so: absent",))
+    try:
+        info = elfsyms.link_info(ctx.host, path)
+    except fatbin.FatbinError as exc:
+        return Fact(None, "", (f"torch/lib/libc10.so: {exc}",))
+    return fact(info.cxx11_abi, "torch/lib/libc10.so mangled names (.dynstr)",
+                ["torch/lib/libc10.so: no c10 symbols"])
 
 
 def _bundled_cudnn(ctx: Context, lib_dir: str, missing: Fact[str]) -> Fact[str]:

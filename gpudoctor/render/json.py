@@ -12,7 +12,7 @@ from gpudoctor.serde import to_data
 
 
 def finding_data(f: Finding) -> dict[str, Any]:
-    return {
+    data = {
         "code": f.code,
         "severity": f.severity.value,
         "category": f.category,
@@ -22,6 +22,7 @@ def finding_data(f: Finding) -> dict[str, Any]:
         "fix": {"text": f.fix.text, "commands": list(f.fix.commands)} if f.fix else None,
         **({"location": to_data(f.location)} if f.location else {}),
     }
+    return data
 
 
 def report_data(report: Report, command: str = "check", strict: bool = False) -> dict[str, Any]:

@@ -217,6 +217,33 @@ def nvcc_vs_torch(s: Snapshot, m):
         )
 
 
+@rule("GD207", "image-requires-newer-driver", "driver-too-old-for-runtime", Severity.ERROR,
+      "A container image's NVIDIA_REQUIRE_CUDA needs a newer driver than the host has.", FAMILY)
+def image_requires(s: Snapshot, m):
+    need = s.system.image_require_cuda
+    if not need.known:
+        return
+    _need_driver(s)
+    have = s.driver.cuda_api.value or (str(m.driver_max_cuda(s.driver.version.value, _os(s)) or "") or None)
+    have_v, need_v = cuda_version(have), cuda_version(need.value)
+    if have_v is None or need_v is None:
+        raise Unknown("the driver's CUDA version is unknown")
+    if (have_v.major, have_v.minor) >= (need_v.major, need_v.minor):
+        return
+    floor = m.toolkit_min_driver(need.value, _os(s))
+    yield image_requires.rule.finding(
+        f"the image requires cuda>={need.value}; driver {s.driver.version.value or '?'} supports CUDA {have}: "
+        "the container will not start", subject="image",
+        evidence=[ev("system.image_require_cuda", need), ev("driver.version", s.driver.version),
+                  ev_value("driver.cuda", have, s.driver.cuda_api.source or "cuda.toml driver_branch")],
+        fix=Fix(f"nvidia-container-cli refuses the container ('unsatisfied condition: cuda>={need.value}'). "
+                f"Use a base image of CUDA {have} or older (minor-version compatibility lets its libraries run), "
+                f"or upgrade the driver to {floor or 'a newer branch'}.",
+                (f"# FROM nvidia/cuda:{have}.0-runtime-ubuntu22.04   (a tag of the driver's CUDA or older)",)
+                + driver_install_commands(s, int(floor.split(".")[0]) if floor else 580)),
+    )
+
+
 def _soname_key(version: str | None) -> tuple[int, ...] | None:
     """What a CUDA library's soname pins: the major and minor up to CUDA 10
     (libcudart.so.10.1), the major alone from 11 on (libcudart.so.11.0 for all 11.x)."""

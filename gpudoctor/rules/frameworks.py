@@ -56,9 +56,21 @@ def rocm_on_nvidia(s: Snapshot, m):
             )
 
 
+_GPU_LIBRARIES = {"cudf": "rapids", "cuml": "rapids", "cugraph": "rapids"}
+
+
 def _python_range(m, fw: Framework):
     if not fw.version.known:
         return None
+    if fw.name in _GPU_LIBRARIES:
+        from gpudoctor.matrices import companion_queries as q  # noqa: PLC0415 - RAPIDS only
+
+        major = parse_numeric((fw.cuda.value or "").replace(".x", ""))
+        lo = q.gpu_library_need(m, _GPU_LIBRARIES[fw.name], fw.version.value, major[0] if major else None,
+                                "python_min")
+        hi = q.gpu_library_need(m, _GPU_LIBRARIES[fw.name], fw.version.value, major[0] if major else None,
+                                "python_max")
+        return (lo[0], hi[0], lo[1]) if lo and hi else None
     rel = (m.torch_release(fw.version.value) if fw.name == "torch" else
            m.tensorflow_release(fw.version.value) if fw.name == "tensorflow" else None)
     return (rel.python_min, rel.python_max, rel.source) if rel else None

@@ -105,6 +105,7 @@ _FAMILIES = (
     "gpudoctor.rules.arch",        # GD3xx GPU architecture vs build
     "gpudoctor.rules.libraries",   # GD4xx cuDNN, NCCL, library conflicts
     "gpudoctor.rules.frameworks",  # GD5xx frameworks and Python
+    "gpudoctor.rules.companions",  # GD52x companion and extension libraries, RAPIDS, numba-cuda
     "gpudoctor.rules.hardware",    # GD6xx hardware health, MIG, PCIe, containers, WSL
     "gpudoctor.rules.smoke_codes",  # GD7xx smoke kernels (raised by `smoke`)
     "gpudoctor.rules.diagnose_codes",  # GD8xx facts read from pasted errors (raised by `diagnose`)
