@@ -142,7 +142,9 @@ def container(s: Snapshot, m):
     if kind == "none" or s.system.wsl.value:
         return
     nodes = s.system.gpu_device_nodes.value
-    if nodes or s.driver.nvml.value == "ok":
+    # NVML needs /dev/nvidiactl: with the device nodes known to be absent, an NVML that
+    # works is the host's (a paste that shows the host's nvidia-smi beside the container).
+    if nodes or (nodes is None and s.driver.nvml.value == "ok"):
         return
     yield container.rule.finding(
         f"No NVIDIA driver or GPU visible: this {kind} container was started without GPU access",
