@@ -81,6 +81,7 @@ def test_os_from_paths(text, os_name):
     ("FROM nvidia/cuda:12.1.0-runtime-ubuntu22.04", "docker"),
     ("root@3f2a9c1b7d4e:/workspace# nvidia-smi", "docker"),
     ("kubectl logs trainer-0", "kubernetes"),
+    ("I am trying to deploy TensorFlow on kubernetes with this device plugin", "kubernetes"),
     ("singularity exec --nv image.sif python train.py", "singularity"),
 ])
 def test_container_clues(text, kind):
