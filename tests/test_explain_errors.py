@@ -399,6 +399,10 @@ def test_explain_probes_by_default_and_survives_a_build_without_probes(monkeypat
     ("nvcc-unsupported-arch", "I meet the error:\"Unsupported gpu architecture 'compute_75'\"."),
     ("onnxruntime-cpu-package", "  \u2022 ['AzureExecutionProvider', 'CPUExecutionProvider']"),
     ("onnxruntime-cpu-package", "CUDAExecutionProvider not available \u2014 ONNX will fall back to CPU."),
+    ("jax-no-gpu-fallback", 'RuntimeError: Backend \'gpu\' failed to initialize: NOT_FOUND: Could not find registered '
+                            'platform with name: "cuda". Available platform names are: Host Interpreter'),
+    ("nvidia-smi-no-driver", "NVIDIA kernel module missing"),
+    ("driver-insufficient", "ERROR: LoadError: CUDA 10.0 is not supported by your driver (which supports up to 9.0)"),
     ("driver-insufficient", "Cuda error(35),CUDA driver version is insufficient for CUD runtime version"),
     ("driver-insufficient", "I find the error CUDAError InsufficientDriver. My CUDA version is 12.9.41"),
     ("driver-insufficient", "cuda.bindings.driver.CUresult.CUDA_ERROR_INSUFFICIENT_DRIVER"),
@@ -408,3 +412,8 @@ def test_explain_probes_by_default_and_survives_a_build_without_probes(monkeypat
 def test_wording_variants_match(entry, message):
     matches = match_text(message)
     assert matches and matches[0].entry.id == entry
+
+
+def test_a_jaxlib_that_registered_cuda_is_not_called_cpu_only():
+    working = 'Could not find registered platform with name: "rocm". Available platform names are: CUDA Host Interpreter'
+    assert not any(m.entry.id == "jax-no-gpu-fallback" for m in match_text(working))
