@@ -89,7 +89,7 @@ def _show(ctx: click.Context, subject: str, query: str | None, as_json: bool, **
         view = VIEWS[subject](ctx.obj["matrices"], query, **kw)
     except NoMatch as exc:
         hint = f" (closest: {', '.join(exc.close)})" if exc.close else ""
-        click.echo(f"gpudoctor matrix {subject}: unknown {exc.what} {exc.query!r}{hint}", err=True)
+        click.echo(f"gpudoctor: error: matrix {subject}: unknown {exc.what} {exc.query!r}{hint}", err=True)
         ctx.exit(ExitCode.USAGE)
     _emit(ctx, view, query, as_json)
 
@@ -152,7 +152,7 @@ def refresh(ctx: click.Context, dry_run: bool, timeout: float) -> None:
         try:
             import requests
         except ImportError:
-            click.echo("gpudoctor matrix refresh: needs the 'requests' package "
+            click.echo("gpudoctor: error: matrix refresh needs the 'requests' package "
                        "(pip install 'gpudoctor[online]'); shipped data is still used", err=True)
             ctx.exit(ExitCode.USAGE)
         session = requests.Session()

@@ -198,7 +198,7 @@ def _headline(choice: Assessment, assessments: list[Assessment], request: Reques
     within = f" matching {request.spec_text}" if request.spec_text else ""
     if version_key(c.version) >= version_key(newest):
         return f"{framework} {c.version} is the newest release{within} with a build that works here"
-    return (f"no build of {framework} {newest} works here (see rejected); {c.version} is the newest "
+    return (f"no build of {framework} {newest} works here (Other builds in `gpudoctor install` says why); {c.version} is the newest "
             f"release{within} that does")
 
 
