@@ -44,6 +44,22 @@ class InputError(click.ClickException):
         click.echo(f"gpudoctor: error: {self.format_message()}", err=True)
 
 
+def show_error(exc: click.ClickException) -> int:
+    """Every usage or input error as one line, "gpudoctor: error: ...", never
+    click's three-line usage block or its "Error: ..." (one style everywhere).
+    Returns the exit code: 2 for usage errors."""
+    if isinstance(exc, InputError):
+        exc.show()
+        return ExitCode.USAGE
+    hint = ""
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        hint = f"; see '{ctx.command_path} --help'"
+    message = exc.format_message().rstrip(".") if hint else exc.format_message()
+    click.echo(f"gpudoctor: error: {message}{hint}", err=True)
+    return ExitCode.USAGE if exc.exit_code == 2 else exc.exit_code
+
+
 class Terminated(BaseException):
     """SIGTERM arrived. A BaseException, like KeyboardInterrupt, so no
     `except Exception` swallows it on its way out, and every running child's
@@ -90,6 +106,22 @@ class LazyGroup(click.Group):
             raise
         return _with_debug(getattr(module, attr))
 
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """Standalone runs (the console script through main(), and tests through
+        CliRunner) show click's errors in the one-line style of show_error."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.ClickException as exc:
+            sys.exit(show_error(exc))
+        except click.exceptions.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(130)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        sys.exit(int(rv) if isinstance(rv, int) else 0)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
         if rows:
@@ -120,8 +152,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("Terminated.", err=True)
         sys.exit(143)
     except click.ClickException as exc:
-        exc.show()
-        sys.exit(ExitCode.USAGE if exc.exit_code == 2 else exc.exit_code)
+        sys.exit(show_error(exc))
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except BrokenPipeError:

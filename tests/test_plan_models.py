@@ -141,3 +141,21 @@ def test_hf_config_errors(tmp_path, content, message):
 def test_hf_config_missing_file(tmp_path):
     with pytest.raises(models.ModelError, match="cannot read"):
         models.from_hf_config(str(tmp_path / "nope.json"))
+
+
+MISTRAL_SHAPE = {"model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+                 "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000}
+
+
+@pytest.mark.parametrize("folders, extra, name", [
+    (("inputs",), {}, "mistral"),  # a folder that says nothing: the config's model_type
+    (("hub", "models--mistralai--Mistral-7B-v0.1", "snapshots", "0d4b76e1efeb"), {}, "mistralai/Mistral-7B-v0.1"),
+    (("bad",), {"_name_or_path": "mistralai/Mistral-7B-v0.1"}, "mistralai/Mistral-7B-v0.1"),
+    (("hub", "models--org--tuned", "snapshots", "abc123"), {"_name_or_path": "/home/me/ckpt"}, "org/tuned"),
+    (("x",), {"_name_or_path": "/home/me/ckpt"}, "ckpt"),
+], ids=["model-type", "hf-cache", "own-name", "cache-over-local-path", "local-path"])
+def test_hf_config_model_name(tmp_path, folders, extra, name):
+    where = tmp_path.joinpath(*folders)
+    where.mkdir(parents=True)
+    (where / "config.json").write_text(json.dumps({**MISTRAL_SHAPE, **extra}))
+    assert models.from_hf_config(str(where / "config.json")).name == name

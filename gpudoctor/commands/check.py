@@ -13,6 +13,7 @@ from gpudoctor.snapshot import Snapshot
 
 FORMATS = ("text", "json", "markdown", "github", "junit", "prometheus", "oneline", "nfd")
 PRECISIONS = ("tf32", "bf16", "fp8")
+DEEP_HELP = "Also import each framework in a subprocess (at most 60 s each; seconds usually)."
 
 
 def load_snapshot_file(path: str) -> Snapshot:
@@ -45,9 +46,13 @@ def probe(python: str | None, deep: bool, quiet: bool = False) -> Snapshot:
     from gpudoctor.host import RealHost
     from gpudoctor.probes import TargetPythonError, collect
 
-    progress = None if quiet or not sys.stderr.isatty() else (lambda msg: click.echo(f"  {msg}…", err=True))
+    from gpudoctor.render.console import status
+
+    first = "importing each framework (--deep, at most 60 s each)" if deep else "probing"
     try:
-        snap = collect(RealHost(), python=python, deep=deep, progress=progress)
+        with status(f"gpudoctor: {first}…", enabled=not quiet) as say:
+            snap = collect(RealHost(), python=python, deep=deep,
+                           progress=lambda stage: say(f"gpudoctor: {stage}…"))
     except TargetPythonError as exc:
         raise InputError(str(exc)) from None
     say_which_environment(snap)
@@ -67,12 +72,13 @@ def say_which_environment(snap: Snapshot) -> None:
 
 def python_option(f):
     return click.option("--python", "python", metavar="PATH",
-                        help="Judge this interpreter's environment (default: the one running gpudoctor).")(f)
+                        help="Probe this interpreter's environment (default: the one running gpudoctor; "
+                             "describing it may take at most 10 s).")(f)
 
 
 @click.command()
 @python_option
-@click.option("--deep", is_flag=True, help="Also import each framework in a time-limited subprocess.")
+@click.option("--deep", is_flag=True, help=DEEP_HELP)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1): for CI.")
@@ -182,11 +188,11 @@ def emit(report, fmt: str, strict: bool, verbose: bool, extra: dict | None = Non
 
 @click.command()
 @python_option
-@click.option("--deep", is_flag=True, help="Also import each framework in a time-limited subprocess.")
+@click.option("--deep", is_flag=True, help=DEEP_HELP)
 def snapshot(python, deep):
     """Print the probed facts as JSON. Replay anywhere with `gpudoctor check --from FILE`."""
     from gpudoctor.render.json import dumps
 
-    snap = probe(python, deep, quiet=True)
+    snap = probe(python, deep)  # the status is on stderr, on a terminal only: the JSON stays clean
     click.echo(dumps(snap.to_dict()))
     sys.exit(ExitCode.OK)

@@ -26,6 +26,9 @@ _OWN_KEYS = (b'"schema_version"', b'"gpudoctor_version"', b'"snapshot"')
 _SNAPSHOT_KEYS = (b'"driver"', b'"gpus"', b'"frameworks"', b'"system"', b'"cuda_runtimes"')
 
 
+LARGE_PASTE = 2 * 2**20  # bytes: from about here reading a paste takes over a second (a status shows)
+
+
 def looks_like_gpudoctor_json(data: bytes) -> bool:
     """A JSON object with gpudoctor's own keys, or a snapshot's. Such input is
     read as a snapshot, and when it is not a valid one the error says so (exit 2)."""
@@ -84,10 +87,14 @@ def diagnose(file, error_text, error_file, fmt, as_json, strict, verbose, redact
         base = snapshot_from_json(data.decode("utf-8", errors="replace"), file)
         data = None
     more = ((window.tail, f"tail from line {window.tail_first_line:,}"),) if window and window.tail else ()
-    matrices = load_matrices()
-    d = read_paste(data, error, matrices, base=base, debug=debug, more=more)
-    report = diagnose_report(d, matrices, debug=debug)
-    read = read_data(d)
+    from gpudoctor.render.console import status
+
+    size = window.total_bytes if window is not None else 0
+    with status(f"gpudoctor: reading {name} ({size / 2**20:,.1f} MB)…", enabled=size > LARGE_PASTE):
+        matrices = load_matrices()
+        d = read_paste(data, error, matrices, base=base, debug=debug, more=more)
+        report = diagnose_report(d, matrices, debug=debug)
+        read = read_data(d)
     if window is not None and not window.complete:
         read["not_read"] = window.not_read()
         click.echo(f"gpudoctor: {window.describe(name)}", err=True)
@@ -110,10 +117,10 @@ def _render(report, read: dict, name: str, fmt: str, strict: bool, verbose: bool
 
     from rich.console import Console
 
-    from gpudoctor.render.console import PIPED_WIDTH
+    from gpudoctor.render.console import piped_width
 
     buffer = io.StringIO()
-    console = Console(file=buffer, width=PIPED_WIDTH, no_color=True, highlight=False)
+    console = Console(file=buffer, width=piped_width(), no_color=True, highlight=False)
     _emit(report, read, name, fmt, strict, verbose, console=console, out=buffer)
     return buffer.getvalue()
 

@@ -53,9 +53,12 @@ def collect(slurm, out_dir, node_timeout, srun_timeout, check_args, node_command
     if node_timeout <= 0 or (srun_timeout is not None and srun_timeout <= 0):
         raise click.UsageError("timeouts must be positive")
     _stop_on_sigterm()
+    from gpudoctor.render.console import status
+
     try:
-        summary = collect_slurm(Path(out_dir), srun_args, check_args, node_timeout, srun_timeout,
-                                shlex.split(node_command) if node_command else None)
+        with status(f"gpudoctor fleet: running the check on every node (srun, at most {node_timeout:g} s a node)…"):
+            summary = collect_slurm(Path(out_dir), srun_args, check_args, node_timeout, srun_timeout,
+                                    shlex.split(node_command) if node_command else None)
     except OSError as exc:
         raise InputError(f"--out {out_dir}: {exc.strerror or exc}") from None
     if summary["error"]:

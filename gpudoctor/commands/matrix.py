@@ -54,16 +54,20 @@ def _emit(ctx: click.Context, view: View, query: str | None, as_json: bool) -> N
                "data_as_of": as_of, "rows": view.rows}
         click.echo(json.dumps(doc, indent=2))
         return
+    from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
     from gpudoctor.render.console import stdout_console
+    from gpudoctor.render.fit import fit_table
 
-    table = Table(title=f"{view.title} — data as of {as_of}", title_justify="left")
-    for col in view.columns:
-        table.add_column(col, overflow="fold")
-    for row in view.rows:
-        table.add_row(*(_cell(row.get(col)) for col in view.columns))
     console = stdout_console()
+    table = Table(title=Text(f"{view.title} — data as of {as_of}"), title_justify="left")
+    for col in view.columns:
+        table.add_column(Text(col.replace("_", " ")))  # headers wrap between words, never inside one
+    rows = [[Text(_cell(row.get(col))) for col in view.columns] for row in view.rows]
+    # Too narrow for every column: the rightmost go first (the key columns come first in each view).
+    dropped = fit_table(table, rows, console.width, drop_order=range(len(view.columns) - 1, 0, -1))
     console.print(table)
     # Notes (conflicts between sources) under small tables, each once, keyed by its row.
     notes: dict[str, list[str]] = {}
@@ -72,8 +76,11 @@ def _emit(ctx: click.Context, view: View, query: str | None, as_json: bool) -> N
             notes.setdefault(row["note"], []).append(" ".join(_cell(row.get(c)) for c in view.columns[:3]))
     if notes and len(view.rows) <= 12:
         for note, keys in notes.items():
-            console.print(f"[dim]{'; '.join(keys)}: {note}[/dim]", highlight=False)
-    console.print(f"[dim]{len(view.rows)} rows; sources: --json[/dim]", highlight=False)
+            console.print(Text(f"{'; '.join(keys)}: {note}", style="dim"))
+    n = len(view.rows)
+    left_out = f"; left out at this width: {', '.join(dropped)} (a wider terminal or --json shows them)" \
+        if dropped else ""
+    console.print(f"[dim]{n} row{'s' if n != 1 else ''}; sources: --json{escape(left_out)}[/dim]", highlight=False)
 
 
 def _show(ctx: click.Context, subject: str, query: str | None, as_json: bool, **kw: Any) -> None:
@@ -82,7 +89,7 @@ def _show(ctx: click.Context, subject: str, query: str | None, as_json: bool, **
         view = VIEWS[subject](ctx.obj["matrices"], query, **kw)
     except NoMatch as exc:
         hint = f" (closest: {', '.join(exc.close)})" if exc.close else ""
-        click.echo(f"gpudoctor matrix {subject}: unknown {exc.what} {exc.query!r}{hint}", err=True)
+        click.echo(f"gpudoctor: error: matrix {subject}: unknown {exc.what} {exc.query!r}{hint}", err=True)
         ctx.exit(ExitCode.USAGE)
     _emit(ctx, view, query, as_json)
 
@@ -145,7 +152,7 @@ def refresh(ctx: click.Context, dry_run: bool, timeout: float) -> None:
         try:
             import requests
         except ImportError:
-            click.echo("gpudoctor matrix refresh: needs the 'requests' package "
+            click.echo("gpudoctor: error: matrix refresh needs the 'requests' package "
                        "(pip install 'gpudoctor[online]'); shipped data is still used", err=True)
             ctx.exit(ExitCode.USAGE)
         session = requests.Session()
@@ -158,9 +165,12 @@ def run_refresh(ctx: click.Context, session: Any, dry_run: bool, timeout: float)
     shipped = load_matrices(ctx.obj.get("shipped"), overlay=None)  # tests inject a trimmed copy
     today = ctx.obj.get("today") or _dt.date.today().isoformat()
     pypi = rf.PyPI(session, timeout=timeout)
+    from gpudoctor.render.console import status
+
     try:
-        plan = rf.build_plan(shipped, pypi, today)
-        texts = rf.render(plan, today)
+        with status("gpudoctor matrix refresh: asking PyPI for newer releases…"):
+            plan = rf.build_plan(shipped, pypi, today)
+            texts = rf.render(plan, today)
     except rf.RefreshError as exc:
         click.echo(f"gpudoctor matrix refresh: {exc}; nothing written, shipped data still used", err=True)
         ctx.exit(ExitCode.USAGE)

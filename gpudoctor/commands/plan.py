@@ -8,7 +8,6 @@ import sys
 from dataclasses import replace
 
 import click
-from rich.console import Console
 
 from gpudoctor.cli import InputError
 from gpudoctor.commands.plan_options import OptionError, check_config, check_ints, check_prices_file, check_zero
@@ -61,7 +60,9 @@ def list_presets(as_json: bool) -> None:
             (f"{s.image_size} px" if s.image_size else (f"seq {s.max_seq}" if s.max_seq else ""))
         t.add_row(s.name + (f"\n({', '.join(s.aliases)})" if s.aliases else ""), s.family,
                   f"{s.params / 1e6:,.1f}M", shape, s.source.split(";")[0].split(" (")[0])
-    Console().print(t)
+    from gpudoctor.render.console import stdout_console
+
+    stdout_console().print(t)
 
 
 def _collect_snapshot():
@@ -254,9 +255,13 @@ def plan(model, list_, config, factory, exact, python, timeout, params, layers, 
             if exact and (base is None or base.name not in models.presets()):
                 raise PlanUsageError("--exact runs a preset's reference implementation; for other models use "
                                      "--torch MODULE:FACTORY")
-            res = run_exact(python or sys.executable,
-                            request_for(job, builtin=base.name if exact and base else None, factory=factory),
-                            timeout=timeout)
+            from gpudoctor.render.console import status
+
+            with status(f"gpudoctor plan: running the model once in a subprocess (at most {timeout:g} s)…",
+                        enabled=not as_json):
+                res = run_exact(python or sys.executable,
+                                request_for(job, builtin=base.name if exact and base else None, factory=factory),
+                                timeout=timeout)
             memory, flops, mode = to_memory(res, job), res.flops_per_step, "exact"
             if spec is None:
                 spec = models.ModelSpec(name=factory, family="generic", params=res.params,
@@ -277,7 +282,9 @@ def plan(model, list_, config, factory, exact, python, timeout, params, layers, 
     if as_json:
         click.echo(json.dumps(to_json(result), indent=2))
     else:
-        print_plan(result, Console(), top=top)
+        from gpudoctor.render.console import stdout_console
+
+        print_plan(result, stdout_console(), top=top)
     if here and (not result.gpus or not result.fits_anywhere):
         sys.exit(ExitCode.FINDINGS)
 

@@ -39,7 +39,8 @@ def _load_snapshot(path: str | None) -> Snapshot | None:
 @click.option("--allow-cpu", is_flag=True, help="Run the numerics on the CPU where CUDA is unavailable (for tests).")
 @click.option("--strict", is_flag=True, help="Warnings (slow GEMM, slow copies) fail too.")
 @click.option("--snapshot", "snapshot_file", metavar="FILE",
-              help="A `gpudoctor snapshot --json` file: NVML throttle reasons and PCIe link explain slow results.")
+              help="A `gpudoctor snapshot > FILE` (or `check --json`) file: NVML throttle reasons and PCIe link "
+                   "explain slow results.")
 @click.option("--runner", "runner_script", hidden=True, help="Replacement runner script (tests).")
 def smoke(python, backend, gpus, quick, timeout, as_json, fmt, allow_cpu, strict, snapshot_file,
           runner_script) -> None:

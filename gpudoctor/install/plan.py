@@ -198,8 +198,8 @@ def _headline(choice: Assessment, assessments: list[Assessment], request: Reques
     within = f" matching {request.spec_text}" if request.spec_text else ""
     if version_key(c.version) >= version_key(newest):
         return f"{framework} {c.version} is the newest release{within} with a build that works here"
-    return (f"no build of {framework} {newest} works here (see rejected); {c.version} is the newest "
-            f"release{within} that does")
+    return (f"no build of {framework} {newest} works here (Other builds in `gpudoctor install` says why); "
+            f"{c.version} is the newest release{within} that does")
 
 
 def plan_install(request: Request, target: Target, matrices, channels: Channels | None = None) -> Plan:

@@ -177,8 +177,14 @@ def jax_view(m: Matrices, query: str | None) -> View:
 
 def cudnn_view(m: Matrices, query: str | None) -> View:
     rows_in = list(m.cudnn_releases)
-    if query:
-        hit = m.cudnn_release(int(query) if query.isdigit() else query)
+    if query and query.isdigit() and int(query) < 100:  # a major ("9"): its ranges, not CUDNN_VERSION 9 = 0.0.9
+        rows_in = [r for r in rows_in if r.version_from.split(".")[0] == query]
+        if not rows_in:
+            raise NoMatch("cuDNN major", query, sorted({r.version_from.split(".")[0] for r in m.cudnn_releases}))
+    elif query:
+        # "9.11" means 9.11.0, the way a person writes a release (the range lookup wants three parts)
+        padded = query if query.isdigit() or query.count(".") >= 2 else query + ".0" * (2 - query.count("."))
+        hit = m.cudnn_release(int(query) if query.isdigit() else padded)
         if hit is None:
             known = [v for r in rows_in for v in (r.version_from, r.version_to) if v]
             raise NoMatch("cuDNN version", cudnn_text(query), _close(cudnn_text(query), known))

@@ -53,7 +53,23 @@ def _read(path: str) -> dict:
 
 
 def _name(cfg: dict, p: Path, mtype: str) -> str:
-    return str(cfg.get("_name_or_path") or p.parent.name or mtype or "config.json")
+    """The model's own name: the config's `_name_or_path`, else the Hugging Face
+    cache folder (hub/models--org--name/snapshots/<hash>/config.json gives
+    org/name), else its `model_type`. Never the parent folder: it is a snapshot
+    hash or a name like "inputs" that says nothing."""
+    own = str(cfg.get("_name_or_path") or "").strip()
+    if own and not own.startswith(("/", ".", "~")):
+        return own
+    cached = hf_cache_name(p)
+    return cached or (Path(own).name if own else "") or mtype or "config.json"
+
+
+def hf_cache_name(p: Path) -> str | None:
+    """org/name from a path inside the Hugging Face hub cache, or None."""
+    for part in reversed(p.resolve().parts if p.exists() else p.parts):
+        if part.startswith("models--") and len(part) > len("models--"):
+            return part[len("models--"):].replace("--", "/")
+    return None
 
 
 def _cnn(cfg: dict, mtype: str, path: str) -> ModelSpec | None:

@@ -6,12 +6,14 @@ from __future__ import annotations
 import io
 
 from rich.console import Console, Group
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
 from gpudoctor.plan.job import GIB
 from gpudoctor.plan.planner import Plan
 from gpudoctor.plan.ranking import GpuPlan
+from gpudoctor.render.fit import fit_table
 
 COMPONENTS = (  # (attribute, label, style)
     ("weights", "weights", "bright_blue"),
@@ -95,22 +97,26 @@ def _cost_cell(p: GpuPlan) -> str:
     return "\n".join(parts) or "-"
 
 
-def gpu_table(plan: Plan, top: int = 0) -> Table:
+# When the table is wider than the screen, these columns go first (in this order), so
+# the time and cost of the job are never cut: the memory bar, the step time, throughput.
+DROP_FIRST = (3, 4, 5, 0)
+
+
+def gpu_table(plan: Plan, top: int = 0, width: int = 150) -> Table:
     shown = plan.gpus[:top] if top else plan.gpus
     more = len(plan.gpus) - len(shown)
     order = {"cost": "cheapest job first (rentable GPUs), then time", "time": "fastest first",
              "fit": "tightest fit first"}[plan.sort]
-    t = Table(title=f"Candidate GPUs (fitting ones first, {order})", title_justify="left",
-              caption=f"{more} more GPUs: --top 0 shows all, --json lists every one" if more else None,
-              caption_justify="left")
+    t = Table(title=f"Candidate GPUs (fitting ones first, {order})", title_justify="left", caption_justify="left")
     t.add_column("#", justify="right")
     t.add_column("GPU")
-    t.add_column("fits", justify="right")
+    t.add_column("fits", justify="right", no_wrap=True)  # numbers with their unit: never broken
     t.add_column("use of memory", no_wrap=True)
-    t.add_column("decode" if plan.job.inference else "step", justify="right")
-    t.add_column("throughput", justify="right")
-    t.add_column("time", justify="right")
+    t.add_column("decode" if plan.job.inference else "step", justify="right", no_wrap=True)
+    t.add_column("throughput", justify="right", no_wrap=True)
+    t.add_column("time", justify="right", no_wrap=True)
     t.add_column("job cost" if any(p.cost and p.cost.job for p in shown) else "price per GPU-hour")
+    rows = []
     for i, p in enumerate(shown, 1):
         if p.fits:
             fits = Text(f"yes +{gib(p.headroom)}", style="green")
@@ -137,8 +143,13 @@ def gpu_table(plan: Plan, top: int = 0) -> Table:
             name.append(f"\n{p.support_note}", style="dim")
         if p.fix is not None:
             name.append(f"\nfits with {p.fix.flags}", style="yellow")
-        t.add_row(str(i), name, fits, memory_bar(plan, p.target.capacity), step, speed,
-                  duration(hours * 3600 if hours else None), _cost_cell(p))
+        rows.append([str(i), name, fits, memory_bar(plan, p.target.capacity), step, speed,
+                     duration(hours * 3600 if hours else None), _cost_cell(p)])
+    dropped = fit_table(t, rows, width, DROP_FIRST)
+    notes = [f"{more} more GPUs: --top 0 shows all, --json lists every one"] if more else []
+    if dropped:
+        notes.append(f"left out at this width: {', '.join(dropped)} (a wider terminal or --json shows them)")
+    t.caption = "\n".join(notes) or None
     return t
 
 
@@ -195,25 +206,32 @@ def answer(plan: Plan) -> Text:
     return text
 
 
-def footer(plan: Plan) -> Text:
+def _indented(text: str, indent: int, style: str = "") -> Padding:
+    """A line that wraps under its own first character (a hanging indent), not at column 0."""
+    return Padding(Text(text, style=style), (0, 0, 0, indent))
+
+
+def footer(plan: Plan) -> Group:
+    parts: list = []
     text = Text()
     if plan.options and not all(p.fits for p in plan.gpus):
         singles = [s for s in plan.options if not s.stacked][:5]
         stacked = [s for s in plan.options if s.stacked][-2:]
-        text.append("What makes it fit (cheapest change first):\n", style="bold")
+        parts.append(Text("What makes it fit (cheapest change first):", style="bold"))
         for s in singles + stacked:
             where = (f"fits a {s.smallest_fit_gb:g} GB card ({s.smallest_fit})" if s.smallest_fit
                      else "fits none of the GPUs planned")
-            text.append(f"  {s.change} → {gib(s.peak)}, {where}\n    {s.flags}\n")
+            parts.append(_indented(f"{s.change} → {gib(s.peak)}, {where}", 2))
+            parts.append(_indented(s.flags, 4))
     priors = {}
     for p in plan.gpus:
         if p.step:
             priors.setdefault((p.step.utilisation, p.step.prior_source), []).append(p.name)
     if priors:
-        text.append("Step time = FLOPs ÷ (dense peak × utilisation prior). Priors used:\n", style="dim")
+        parts.append(Text("Step time = FLOPs ÷ (dense peak × utilisation prior). Priors used:", style="dim"))
         for (util, source), names in priors.items():
-            text.append(f"  {util:.2f} for {', '.join(names[:3])}{' ...' if len(names) > 3 else ''} ({source})\n",
-                        style="dim")
+            parts.append(_indented(f"{util:.2f} for {', '.join(names[:3])}{' ...' if len(names) > 3 else ''} "
+                                   f"({source})", 2, "dim"))
     if plan.prices is not None:
         text.append(f"Prices as of {plan.prices.as_of} ({plan.prices.origin}); edit with --prices FILE. Job cost = "
                     "cheapest non-spot rent x time.\n", style="dim")
@@ -223,25 +241,24 @@ def footer(plan: Plan) -> Text:
         text.append(f"Note: {note}\n", style="dim")
     if plan.here is not None and not plan.here.get("gpus_found"):
         text.append(f"{plan.here.get('reason')}\n", style="bold red")
-    return text
+    text.rstrip()
+    return Group(*parts, *([text] if text.plain else []))
 
 
-def view(plan: Plan, top: int = 0) -> Group:
+def view(plan: Plan, top: int = 0, width: int = 150) -> Group:
     parts = [header(plan), Text(), breakdown(plan)]
     if plan.gpus:
-        parts += [Text(), gpu_table(plan, top), answer(plan)]
+        parts += [Text(), gpu_table(plan, top, width), answer(plan)]
     parts.append(footer(plan))
     return Group(*parts)
 
 
 def print_plan(plan: Plan, console: Console, top: int = 0) -> None:
-    if not console.is_terminal:
-        console.width = max(console.width, 130)  # pipes and files get the whole table
-    console.print(view(plan, top))
+    console.print(view(plan, top, console.width))
 
 
 def save_svg(plan: Plan, path: str, width: int = 150, top: int = 0) -> None:
     """The same view as a picture (rich's recorded console), written to `path`."""
     console = Console(record=True, width=width, file=io.StringIO(), force_terminal=True, color_system="truecolor")
-    console.print(view(plan, top))
+    console.print(view(plan, top, width))
     console.save_svg(path, title=f"gpudoctor plan {plan.spec.name}")

@@ -7,6 +7,7 @@ import re
 
 from rich.console import Console
 from rich.markup import escape
+from rich.padding import Padding
 
 from gpudoctor.render.markdown import _cell as md_cell
 
@@ -32,13 +33,18 @@ def render_text(read: dict, console: Console, name: str) -> None:
     formats = ", ".join(read["formats"]) or "nothing gpudoctor recognises"
     console.print(f"[bold]Read from {escape(name)}[/]: {escape(formats)}")
     for r in read["facts"]:
-        console.print(f"  {escape(label(r['fact']))} {escape(r['value'])} [dim]← {escape(r['source'])}[/]")
+        _item(console, f"{escape(label(r['fact']))} {escape(r['value'])} [dim]← {escape(r['source'])}[/]")
     for e in read["errors"]:
         code = f"{e['code']} " if e["code"] else ""
-        console.print(f"  [yellow]{escape(code)}{escape(e['title'])}[/] [dim]← {escape(e['source'])}[/]")
+        _item(console, f"[yellow]{escape(code)}{escape(e['title'])}[/] [dim]← {escape(e['source'])}[/]")
     for c in read["conflicts"]:
-        console.print(f"  [dim]conflict: {escape(c)}[/]")
+        _item(console, f"[dim]conflict: {escape(c)}[/]")
     console.print()
+
+
+def _item(console: Console, markup: str) -> None:
+    """One read fact, indented by 2, wrapping under itself (a hanging indent)."""
+    console.print(Padding(markup, (0, 0, 0, 2)))
 
 
 def render_markdown(read: dict, name: str) -> str:

@@ -3,6 +3,8 @@ and what this machine's snapshot says about them."""
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Console
 from rich.markup import escape
 
@@ -47,6 +49,9 @@ def machine_data(machine: tuple[Snapshot, list[Finding]]) -> dict:
     return {"origin": snapshot.origin, "facts": machine_facts(snapshot), "findings": [finding_data(f) for f in findings]}
 
 
+PYTHON_EXPRESSION = re.compile(r"[A-Za-z_]\w*(\.\w+)+\(")  # torch.cuda.memory_summary() ...
+
+
 def render_text(console: Console, matches, machine: tuple[Snapshot, list[Finding]] | None) -> None:
     all_rules()
     for i, m in enumerate(matches):
@@ -60,7 +65,10 @@ def render_text(console: Console, matches, machine: tuple[Snapshot, list[Finding
             console.print(f"  • {escape(c)}")
         console.print("[bold]How to confirm[/]")
         for c in e.confirm:
-            console.print(f"  $ {escape(c)}", soft_wrap=True)
+            if PYTHON_EXPRESSION.match(c):  # Python to run in the job, not at a shell prompt
+                console.print(f"  in Python: {escape(c)}")
+            else:
+                console.print(f"  $ {escape(c)}", soft_wrap=True)
         console.print(f"[bold]Fix[/]  {escape(e.fix)}")
         for n, step in enumerate(e.steps, 1):
             console.print(f"  {n}. {escape(step)}")
@@ -69,7 +77,7 @@ def render_text(console: Console, matches, machine: tuple[Snapshot, list[Finding
         if e.related:
             related = ", ".join(f"{c} ({RULES[c].name})" if c in RULES else c for c in e.related)
             console.print(f"[dim]Related checks: {escape(related)}[/]")
-        console.print(f"[dim]Source: {escape(e.source)}[/]")
+        console.print(f"[dim]Source: {escape(e.source)}[/]", soft_wrap=True)  # a URL is copied whole
     if machine is not None:
         _render_machine(console, *machine)
 

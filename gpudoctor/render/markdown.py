@@ -58,9 +58,13 @@ def findings_md(report: Report) -> list[str]:
     return out
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def render(report: Report) -> str:
     counts = report.summary()
-    lines = [f"## gpudoctor {__version__}: {counts['error']} errors, {counts['warning']} warnings, "
+    lines = [f"## gpudoctor {__version__}: {_n(counts['error'], 'error')}, {_n(counts['warning'], 'warning')}, "
              f"{counts['info']} info", ""]
     lines += facts_table(report) + [""]
     if report.verdicts:

@@ -48,8 +48,21 @@ def render(report: Report, console: Console, verbose: bool = False) -> None:
     _footer(report, console, verbose)
 
 
+LABEL = 11  # width of the facts' label column: wrapped text continues under the text, not at column 0
+
+
+def _hanging(console: Console, lead: str, text: str, indent: int) -> None:
+    """`lead` (markup) in the first `indent` columns, then `text` (markup) that
+    wraps under itself: a hanging indent at any width."""
+    grid = Table.grid(padding=0)
+    grid.add_column(width=indent, no_wrap=True)
+    grid.add_column(overflow="fold")
+    grid.add_row(lead, text)
+    console.print(grid)
+
+
 def _row(console: Console, label: str, text: str) -> None:
-    console.print(f"[bold]{label:<11}[/]{text}")
+    _hanging(console, f"[bold]{label}[/]", text, LABEL)
 
 
 def _facts(s: Snapshot, console: Console, verbose: bool) -> None:
@@ -83,10 +96,10 @@ def _facts(s: Snapshot, console: Console, verbose: bool) -> None:
             cc = f", sm_{g.compute_capability.replace('.', '')}" if g.compute_capability else ""
             hidden = "" if g.index in visible else " [dim](hidden by CUDA_VISIBLE_DEVICES)[/]"
             _row(console, "GPUs" if i == 0 else "", escape(f"{g.index}: {g.name}{cc}{mem}") + hidden)
-    _list(console, "CUDA", s.cuda_runtimes, lambda rt: f"{rt.kind} {rt.version or '?'} at {rt.path}"
+    _list(console, "CUDA", s.cuda_runtimes, lambda rt: f"{rt.kind} {rt.version or '?'}{_at(rt.path)}"
           + (f" (nvcc {rt.nvcc})" if rt.nvcc else ""), verbose)
-    _list(console, "cuDNN", s.cudnn, lambda lib: f"{lib.kind} {lib.version or '?'} at {lib.path}", verbose)
-    _list(console, "NCCL", s.nccl, lambda lib: f"{lib.kind} {lib.version or '?'} at {lib.path}", verbose)
+    _list(console, "cuDNN", s.cudnn, lambda lib: f"{lib.kind} {lib.version or '?'}{_at(lib.path)}", verbose)
+    _list(console, "NCCL", s.nccl, lambda lib: f"{lib.kind} {lib.version or '?'}{_at(lib.path)}", verbose)
     if s.frameworks is None:
         _row(console, "Frameworks", "unknown")
     elif not s.frameworks:
@@ -137,6 +150,11 @@ def deep_lines(deep, verbose: bool = False) -> list[str]:
     return out
 
 
+def _at(path: str) -> str:
+    """' at /usr/local/cuda', or the paste's description of where as it is: '(nvcc on PATH, ...)'."""
+    return f" {path}" if path.startswith("(") else f" at {path}"
+
+
 def _list(console: Console, label: str, items, fmt, verbose: bool) -> None:
     if items is None:
         _row(console, label, "unknown")
@@ -166,13 +184,14 @@ def _verdicts(report: Report, console: Console) -> None:
 
 def _finding(f: Finding, console: Console, verbose: bool) -> None:
     mark, style = MARK[f.severity]
-    console.print(f" [{style}]{mark} {f.code}[/] [{style}]{f.severity.value}[/] {escape(f.title)} "
-                  f"[dim]({f.category})[/]")
+    _hanging(console, f" [{style}]{mark}[/]", f"[{style}]{f.code}[/] [{style}]{f.severity.value}[/] "
+             f"{escape(f.title)} [dim]({escape(f.category)})[/]", 3)
     for e in f.evidence if verbose or f.severity is not Severity.INFO else ():
-        console.print(f"     [dim]evidence:[/] {escape(e.fact)} = {escape(e.value)} [dim]← {escape(e.source)}[/]")
+        _hanging(console, "     [dim]evidence:[/]", f"{escape(e.fact)} = {escape(e.value)} [dim]← {escape(e.source)}[/]",
+                 15)
     if f.fix and (verbose or f.severity is not Severity.INFO):
-        console.print(f"     [bold]fix:[/] {escape(f.fix.text)}")
-        for cmd in f.fix.commands:
+        _hanging(console, "     [bold]fix:[/]", escape(f.fix.text), 10)
+        for cmd in f.fix.commands:  # never wrapped by us: a command is copied whole
             console.print(f"       [green]$[/] {escape(cmd)}", soft_wrap=True)
 
 
@@ -184,11 +203,12 @@ def _footer(report: Report, console: Console, verbose: bool) -> None:
         console.print()
         console.print(f"[bold]{len(unknown)} check{'s' if len(unknown) != 1 else ''} could not tell[/]")
         for r in unknown:
-            console.print(f"   [dim]{r.code}[/] {escape(r.detail or 'facts unknown')}")
+            _hanging(console, f"   [dim]{r.code}[/]", escape(r.detail or "facts unknown"), 9)
     elif unknown:
         notes.append(f"{len(unknown)} check{'s' if len(unknown) != 1 else ''} could not tell (facts unknown; -v lists them)")
     if counts["crashed"]:
-        notes.append(f"[red]{counts['crashed']} checks crashed[/] (a gpudoctor bug; see --json 'results')")
+        n = counts["crashed"]
+        notes.append(f"[red]{n} check{'s' if n != 1 else ''} crashed[/] (a gpudoctor bug; see --json 'results')")
     if any(f.severity is Severity.INFO for f in report.findings) and not verbose:
         notes.append("-v shows evidence and fixes for info findings")
     if notes:

@@ -156,8 +156,7 @@ def import_failed(s: Snapshot, m):
             f"import {fw.name} {why.splitlines()[-1][:200] if why else ''}".rstrip(),
             category=_category(fw.deep.error), subject=fw.name,
             evidence=[ev_value(f"{fw.name}.deep.error", why, "import in the target interpreter")],
-            fix=Fix("Run `gpudoctor explain` with the last line of the error for its usual causes.",
-                    (f"gpudoctor explain {_quote(why.splitlines()[-1] if why else fw.name)}",)),
+            fix=_explain_fix(why, fw.name),
         )
 
 
@@ -212,6 +211,20 @@ def tf_windows(s: Snapshot, m):
             fix=Fix("Use WSL2 (pip install tensorflow[and-cuda] inside it), or TensorFlow 2.10 on native Windows.",
                     ("wsl --install", "# inside WSL2: pip install 'tensorflow[and-cuda]'")),
         )
+
+
+def _explain_fix(why: str, name: str) -> Fix:
+    """Suggest `gpudoctor explain` only with a line the catalogue matches; otherwise
+    say to read the error itself (an explain that matches nothing helps no one)."""
+    from gpudoctor.cuerrors import find_in_text
+    from gpudoctor.diagnose.catalog import match_text
+
+    last = why.splitlines()[-1] if why else ""
+    if last and (match_text(last) or find_in_text(last)):
+        return Fix("Run `gpudoctor explain` with the last line of the error for its usual causes.",
+                   (f"gpudoctor explain {_quote(last)}",))
+    return Fix("gpudoctor's error catalogue does not know this message: rerun the import to see the whole "
+               "traceback (run it with the target interpreter).", (f"python -c {_quote(f'import {name}')}",))
 
 
 def _quote(text: str) -> str:
