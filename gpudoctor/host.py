@@ -26,17 +26,27 @@ DEFAULT_READ_LIMIT = 1 << 20
 PR_SET_PDEATHSIG = 1
 
 
+def _prctl():
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None  # not Linux: the deadline still holds
+
+
+# Looked up once, in gpudoctor's process: between fork and exec the child only calls it
+# (no dlopen there, which could wait forever on a lock another thread held at the fork).
+_PRCTL = _prctl() if sys.platform == "linux" else None
+
+
 def die_with_parent() -> None:  # runs in the child, between fork and exec
     """Ask Linux to send the child SIGTERM when gpudoctor dies, however it dies
     (SIGKILL included): no target interpreter outlives the doctor."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass  # not Linux: the deadline still holds
+    if _PRCTL is not None:
+        _PRCTL(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 # For every Popen gpudoctor makes (host, smoke runner, fleet collect).
-CHILD_PREEXEC = die_with_parent if sys.platform == "linux" else None
+CHILD_PREEXEC = die_with_parent if _PRCTL is not None else None
 
 
 @dataclass(frozen=True)
