@@ -10,7 +10,6 @@ import importlib
 import importlib.util
 import signal
 import sys
-import traceback
 
 import click
 
@@ -116,6 +115,7 @@ class LazyGroup(click.Group):
         except click.ClickException as exc:
             sys.exit(show_error(exc))
         except click.exceptions.Abort:
+            _stop_children()
             click.echo("Aborted.", err=True)
             sys.exit(130)
         except click.exceptions.Exit as exc:
@@ -146,9 +146,11 @@ def main(argv: list[str] | None = None) -> None:
     try:
         rc = cli.main(args=args, prog_name="gpudoctor", standalone_mode=False)
     except (click.exceptions.Abort, KeyboardInterrupt):
+        _stop_children()
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except Terminated:
+        _stop_children()
         click.echo("Terminated.", err=True)
         sys.exit(143)
     except click.ClickException as exc:
@@ -159,6 +161,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0)
     except Exception as exc:  # noqa: BLE001 - last line of defence: no tracebacks for users
         if debug:
+            import traceback  # only for a bug report
+
             traceback.print_exc()
         else:
             click.echo(f"gpudoctor: internal error: {type(exc).__name__}: {str(exc)[:300]}", err=True)
@@ -168,6 +172,14 @@ def main(argv: list[str] | None = None) -> None:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     sys.exit(int(rc) if isinstance(rc, int) else 0)
+
+
+def _stop_children() -> None:
+    """Interrupted wherever it was (an import, a wait): kill the process group of every
+    command still running, in any thread, before leaving."""
+    from gpudoctor.host import kill_running_commands
+
+    kill_running_commands()
 
 
 def _main_thread() -> bool:

@@ -144,6 +144,18 @@ MAX_OUTPUT_BYTES = 4 * 1024 * 1024
 _PIPE_CHUNK = 65536
 
 
+# Commands running now, in any thread: a command run in a worker thread never
+# sees the main thread's Ctrl-C, so the main thread kills these on its way out.
+_RUNNING: set[subprocess.Popen] = set()
+
+
+def kill_running_commands() -> None:
+    """Kill the process group of every command still running (for a thread
+    that is interrupted while another one waits on a command)."""
+    for proc in list(_RUNNING):
+        _kill_group(proc)
+
+
 def _kill_group(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -222,6 +234,7 @@ def run_command(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
         return CommandResult(argv, None, error="not found")
     except OSError as exc:
         return CommandResult(argv, None, error=f"{type(exc).__name__}: {exc.strerror or exc}")
+    _RUNNING.add(proc)
     full = threading.Event()
     assert proc.stdout is not None and proc.stderr is not None
     out, err = _Drain(proc.stdout, max_output, full), _Drain(proc.stderr, max_output, full)
@@ -239,8 +252,15 @@ def run_command(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
             if left <= 0:
                 timed_out = True
                 break
+            # Wait on the pipes first: a thread join wakes the moment the child
+            # closes them (it exits), where Popen.wait(timeout) polls with sleeps
+            # of up to 50 ms. Short slices keep Ctrl-C and the deadline prompt.
+            drain = next((t for t in (out, err) if t.is_alive()), None)
+            if drain is not None:
+                drain.join(min(left, 0.25))
+                continue
             try:
-                proc.wait(timeout=min(left, 0.05))  # returns as soon as the child exits
+                proc.wait(timeout=min(left, 0.05))  # the pipes are closed: the child is exiting
                 break
             except subprocess.TimeoutExpired:
                 continue
@@ -255,6 +275,7 @@ def run_command(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
         _kill_group(proc)  # Ctrl-C or SIGTERM: the child must not outlive gpudoctor
         raise
     finally:
+        _RUNNING.discard(proc)
         _reap(proc)
     duration = time.monotonic() - start
     if full.is_set():

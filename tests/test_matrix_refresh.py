@@ -17,7 +17,8 @@ from click.testing import CliRunner
 from gpudoctor.commands.matrix import matrix
 from gpudoctor.matrices import load_matrices, overlay_dir
 from gpudoctor.matrices.loader import SHIPPED_DIR, load_dir
-from gpudoctor.matrices.refresh import PyPI, RefreshError, build_plan, pins, python_floor, render, wheel_pythons
+from gpudoctor.matrices.pypi_metadata import PyPI, RefreshError, pins, python_floor, wheel_pythons
+from gpudoctor.matrices.refresh import build_plan, render
 from gpudoctor.matrices.tomlwrite import dump
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pypi"

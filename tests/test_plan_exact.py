@@ -25,7 +25,7 @@ TORCH_PY = os.environ.get("GPUDOCTOR_TEST_TORCH_PYTHON")
 needs_torch = pytest.mark.skipif(not TORCH_PY, reason="set GPUDOCTOR_TEST_TORCH_PYTHON to an interpreter with "
                                                       "torch to run exact-mode tests")
 FACTORIES = Path(__file__).resolve().parent / "fixtures" / "plan" / "factories.py"
-TARGET_SCRIPTS = [exact.SCRIPT.parent / name for name in ("exact_script.py", "torch_presets.py",
+TARGET_SCRIPTS = [exact.SCRIPT.parent / name for name in ("exact_script.py", "live_tracker.py", "torch_presets.py",
                                                           "torch_vision_presets.py")]
 STDLIB = set(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
 
@@ -44,7 +44,7 @@ def test_target_scripts_use_only_stdlib_and_torch(path):
             names |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module.split(".")[0])
-    assert names - STDLIB - {"torch", "torch_presets", "torch_vision_presets"} == set()
+    assert names - STDLIB - {"torch", "live_tracker", "torch_presets", "torch_vision_presets"} == set()
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is not None, reason="this interpreter has torch")

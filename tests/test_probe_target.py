@@ -92,3 +92,16 @@ def test_another_real_interpreter_is_run_not_imported():
     info = interrogate(RealHost(), base)
     assert info.source.endswith("target_info.py") and info.version == ".".join(map(str, sys.version_info[:3]))
     assert info.python == base
+
+
+def test_an_interrogation_started_early_answers_what_interrogate_does():
+    """check starts the target interpreter before importing its judge; the
+    snapshot must not depend on that."""
+    from gpudoctor.probes.target import Interrogation
+
+    base = os.path.realpath(sys.executable)
+    assert Interrogation(RealHost(), base).result() == interrogate(RealHost(), base)
+    with pytest.raises(TargetPythonError, match=r"^--python /opt/nope/bin/python: no such file$"):
+        Interrogation(FakeHost(), "/opt/nope/bin/python").result()
+    early = collect(RealHost(), python=base, started=Interrogation(RealHost(), base))
+    assert early.system == collect(RealHost(), python=base).system

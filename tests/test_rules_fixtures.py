@@ -3,6 +3,7 @@ and documentation with the required sections. Fixtures are partial snapshots
 named after real situations (their "_note" says which)."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,8 @@ import pytest
 from gpudoctor.findings import CATEGORIES, Outcome
 from gpudoctor.matrices import load_matrices
 from gpudoctor.ruledocs import REQUIRED_SECTIONS, doc_text, sections
-from gpudoctor.rules.registry import all_rules, run_rules
+from gpudoctor.rules import registry
+from gpudoctor.rules.registry import all_rules, register, run_rules
 from gpudoctor.snapshot import Snapshot
 
 FIXTURES = Path(__file__).parent / "rules"
@@ -72,7 +74,28 @@ def test_no_orphan_docs_or_fixtures():
 
 
 def test_codes_are_unique_and_well_formed():
-    codes = [r.code for r in RULES]
-    assert len(codes) == len(set(codes))
+    # RULES is keyed by code, so uniqueness of codes is the registry's refusal
+    # of a second registration (below); names are not keys and are checked here.
+    assert all(re.fullmatch(r"GD\d{3}", r.code) for r in RULES)
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", r.name) for r in RULES)
     names = [r.name for r in RULES]
-    assert len(names) == len(set(names))
+    assert sorted(n for n in set(names) if names.count(n) > 1) == []
+
+
+def test_a_code_cannot_be_registered_twice():
+    taken = RULES[0]
+    with pytest.raises(ValueError, match=f"duplicate rule code {taken.code}"):
+        register(taken.code, "another-name", taken.category, taken.severity, "a second meaning", "test")
+    assert registry.RULES[taken.code] is taken  # the first registration stands
+
+
+def test_each_code_is_registered_in_one_place_in_the_source():
+    # A code is forever (never reused): a second register()/@rule() call for it
+    # anywhere in the package is a second meaning, whichever module loads first.
+    # register("GDnnn", ...), @rule("GDnnn", ...), or a ("GDnnn", ...) row of a
+    # table registered in a loop (diagnose_codes.py); all of them live in rules/.
+    calls = re.compile(r"(?:register|rule)\(\s*\"(GD\d{3})\"|^\s*\(\"(GD\d{3})\",", re.MULTILINE)
+    found = [m.group(1) or m.group(2) for p in (Path(__file__).parents[1] / "gpudoctor" / "rules").glob("*.py")
+             for m in calls.finditer(p.read_text(encoding="utf-8"))]
+    assert sorted({c for c in found if found.count(c) > 1}) == []
+    assert set(found) == {r.code for r in RULES}

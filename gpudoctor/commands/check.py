@@ -42,17 +42,26 @@ def snapshot_from_json(text: str, name: str) -> Snapshot:
         raise InputError(f"{name} is not a gpudoctor snapshot: {exc}") from None
 
 
-def probe(python: str | None, deep: bool, quiet: bool = False) -> Snapshot:
+def start_probe(python: str | None):
+    """Start the target interpreter now (it takes as long as an interpreter
+    start), so that it runs while gpudoctor imports its judge; pass the
+    result to probe()."""
+    from gpudoctor.host import RealHost
+    from gpudoctor.probes.target import Interrogation
+
+    return Interrogation(RealHost(), python)
+
+
+def probe(python: str | None, deep: bool, quiet: bool = False, started=None) -> Snapshot:
     from gpudoctor.host import RealHost
     from gpudoctor.probes import TargetPythonError, collect
-
     from gpudoctor.render.console import status
 
     first = "importing each framework (--deep, at most 60 s each)" if deep else "probing"
     try:
         with status(f"gpudoctor: {first}…", enabled=not quiet) as say:
             snap = collect(RealHost(), python=python, deep=deep,
-                           progress=lambda stage: say(f"gpudoctor: {stage}…"))
+                           progress=lambda stage: say(f"gpudoctor: {stage}…"), started=started)
     except TargetPythonError as exc:
         raise InputError(str(exc)) from None
     say_which_environment(snap)
@@ -98,15 +107,17 @@ def check(python, deep, fmt, as_json, strict, from_file, require, smoke, policy_
     Exit codes: 0 no error findings, 1 error findings (--strict: warnings too),
     2 usage or input error, 3 internal error.
     """
-    from gpudoctor.doctor import judge
-    from gpudoctor.matrices import load_matrices
-
     if as_json:
         fmt = "json"
     if from_file and (python or deep or smoke):
         raise click.UsageError("--from judges a saved snapshot; --python, --deep and --smoke probe a live machine")
     policy = _load_policy(policy_file) if policy_file else None
-    snapshot = load_snapshot_file(from_file) if from_file else probe(python, deep, quiet=fmt != "text")
+    started = None if from_file else start_probe(python)
+
+    from gpudoctor.doctor import judge  # imported while the target interpreter runs
+    from gpudoctor.matrices import load_matrices
+
+    snapshot = load_snapshot_file(from_file) if from_file else probe(python, deep, quiet=fmt != "text", started=started)
     require = tuple(require) + (policy.precisions if policy else ())
     report = judge(snapshot, load_matrices(), require_precision=require, debug=debug)
     if smoke:
@@ -153,7 +164,6 @@ def _with_smoke(report, python):
 
 def emit(report, fmt: str, strict: bool, verbose: bool, extra: dict | None = None,
          report_out: str | None = None, command: str = "check") -> None:
-    from gpudoctor.render.ci import CI_FORMATS
     from gpudoctor.render.json import dumps, report_data
 
     data = {**report_data(report, command, strict), **(extra or {})}
@@ -166,7 +176,10 @@ def emit(report, fmt: str, strict: bool, verbose: bool, extra: dict | None = Non
             raise InputError(f"--report-out: cannot write {report_out}: {exc.strerror or exc}") from None
     if fmt == "json":
         click.echo(dumps(data))
-    elif fmt == "nfd":
+        return
+    from gpudoctor.render.ci import CI_FORMATS  # the CI views: not on the JSON path
+
+    if fmt == "nfd":
         from gpudoctor.render.nfd import render as render_nfd
 
         click.echo(render_nfd(report, strict), nl=False)

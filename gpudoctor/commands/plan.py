@@ -198,7 +198,6 @@ def plan(model, list_, config, factory, exact, python, timeout, params, layers, 
     from gpudoctor.plan.exact import ExactError, request_for, run_exact, to_memory
     from gpudoctor.plan.planner import make_plan, to_json
     from gpudoctor.plan.prices import PriceError, load_prices
-    from gpudoctor.plan.render import print_plan, save_svg
 
     try:
         _check_options(model, config, factory, params, layers, hidden, heads, kv_heads, ffn, vocab, seq, image_size,
@@ -275,6 +274,8 @@ def plan(model, list_, config, factory, exact, python, timeout, params, layers, 
         raise PlanUsageError(str(exc)) from None
 
     if svg:
+        from gpudoctor.plan.render import save_svg  # rich: only for the pictures
+
         try:
             save_svg(result, svg, top=top)
         except OSError as exc:
@@ -282,6 +283,7 @@ def plan(model, list_, config, factory, exact, python, timeout, params, layers, 
     if as_json:
         click.echo(json.dumps(to_json(result), indent=2))
     else:
+        from gpudoctor.plan.render import print_plan
         from gpudoctor.render.console import stdout_console
 
         print_plan(result, stdout_console(), top=top)

@@ -11,10 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from packaging.version import InvalidVersion, Version
-
 from gpudoctor.matrices import gpu_names
 from gpudoctor.matrices import records as r
+from gpudoctor.matrices.framework_queries import FRAMEWORKS, FrameworkQueries, cudnn_text, torch_series
 from gpudoctor.matrices.loader import (
     SHIPPED_DIR,
     TABLES,
@@ -31,12 +30,9 @@ from gpudoctor.versions import (
     parse_numeric,
 )
 
-__all__ = ["FRAMEWORKS", "Matrices", "MatrixError", "load_matrices", "overlay_dir"]
+__all__ = ["FRAMEWORKS", "Matrices", "MatrixError", "cudnn_text", "load_matrices", "overlay_dir", "torch_series"]
 
 PYPI_SIMPLE = "https://pypi.org/simple"
-
-# What `newest_known` and `is_newer_than_known` answer for.
-FRAMEWORKS = ("torch", "torchvision", "torchaudio", "tensorflow", "jax", "jaxlib", "cudnn", "cupy", "cuda")
 
 
 def overlay_dir() -> Path:
@@ -49,28 +45,7 @@ def _vkey(text: str | None) -> tuple[int, ...]:
     return parse_numeric(text) or ()
 
 
-def _version(text: str | None) -> Version | None:
-    """packaging's Version, with any local tag ("+cu130") dropped; None on junk."""
-    if not text:
-        return None
-    try:
-        return Version(str(text).split("+", 1)[0].strip())
-    except InvalidVersion:
-        return None
-
-
-@functools.lru_cache(maxsize=1024)
-def _cudnn_key(text: str | None) -> tuple[int, ...]:
-    """cuDNN versions compare on major.minor.patch: the 4th field is a build."""
-    return (parse_numeric(text) or ())[:3]
-
-
-def _in_range(v: Version, lo: str, hi: str | None) -> bool:
-    lo_v, hi_v = _version(lo), _version(hi)
-    return lo_v is not None and lo_v <= v and (hi_v is None or v <= hi_v)
-
-
-class Matrices:
+class Matrices(FrameworkQueries):
     """All tables, with the queries the rest of gpudoctor needs."""
 
     def __init__(self, tables: dict[str, dict[str, tuple[Any, ...]]], as_of: dict[str, str],
@@ -221,183 +196,6 @@ class Matrices:
         # An unlisted minor inherits the closest lower row of the same major (8.7 -> 8.6).
         same = sorted(((c, p) for c, p in rows if c and c.major == want.major and c <= want), key=lambda x: x[0])
         return same[-1][1] if same else None
-
-    # --- PyTorch -----------------------------------------------------------------------
-    @property
-    def torch_releases(self) -> tuple[r.TorchRelease, ...]:
-        return self.table("torch", "release")
-
-    @property
-    def torch_builds(self) -> tuple[r.TorchBuild, ...]:
-        return self.table("torch", "build")
-
-    def torch_release(self, version: str) -> r.TorchRelease | None:
-        public = version.split("+", 1)[0]
-        for rel in self.torch_releases:
-            if rel.version == public:
-                return rel
-        return None
-
-    def torch_build(self, version: str, variant: str, platform: str = "linux-x86_64",
-                    pypi: bool | None = None) -> r.TorchBuild | None:
-        """The build of `variant` for the series of `version` on `platform`.
-
-        A variant can exist twice: as PyPI's default wheel and on
-        download.pytorch.org (the PyPI cu13x wheels carry no PTX). `pypi=True`
-        or False picks one; None prefers the PyPI row, the common install path
-        (a PyPI wheel's dist-info version has no "+cuXXX" tag, its version.py has).
-        """
-        series = torch_series(version)
-        rows = [b for b in self.torch_builds
-                if b.series == series and b.variant == variant and b.platform == platform
-                and (pypi is None or b.pypi_default == pypi)]
-        rows.sort(key=lambda b: not b.pypi_default)
-        return rows[0] if rows else None
-
-    def torch_pypi_build(self, version: str, platform: str = "linux-x86_64") -> r.TorchBuild | None:
-        """What a plain `pip install torch==version` gets on `platform`."""
-        series = torch_series(version)
-        for b in self.torch_builds:
-            if b.series == series and b.platform == platform and b.pypi_default:
-                return b
-        return None
-
-    def torch_builds_of(self, version: str, platform: str | None = None) -> list[r.TorchBuild]:
-        series = torch_series(version)
-        return [b for b in self.torch_builds
-                if b.series == series and (platform is None or b.platform == platform)]
-
-    def newest_torch(self) -> str | None:
-        return self.newest_known("torch")
-
-    # --- TensorFlow ----------------------------------------------------------------------
-    @property
-    def tensorflow_releases(self) -> tuple[r.TensorflowRelease, ...]:
-        return self.table("tensorflow", "release")
-
-    def tensorflow_release(self, version: str) -> r.TensorflowRelease | None:
-        """The row of the minor series of `version` ("2.18.1" -> the 2.18 row)."""
-        series = torch_series(version)
-        for rel in self.tensorflow_releases:
-            if rel.version == series:
-                return rel
-        return None
-
-    # --- JAX -----------------------------------------------------------------------------
-    @property
-    def jax_releases(self) -> tuple[r.JaxRelease, ...]:
-        return self.table("jax", "release")
-
-    def jax_requirements(self, version: str) -> r.JaxRelease | None:
-        """The range that contains `version` (jax or jaxlib; they release together).
-        None for a version outside every range, e.g. newer than the data knows."""
-        v = _version(version)
-        if v is None:
-            return None
-        hits = [row for row in self.jax_releases if _in_range(v, row.version_from, row.version_to)]
-        # An overlay range may start inside an open shipped one: the later start wins.
-        return max(hits, key=lambda row: _version(row.version_from)) if hits else None
-
-    # --- cuDNN ---------------------------------------------------------------------------
-    @property
-    def cudnn_releases(self) -> tuple[r.CudnnRelease, ...]:
-        return self.table("cudnn", "release")
-
-    def cudnn_release(self, version: str) -> r.CudnnRelease | None:
-        """The support-matrix range of a cuDNN version ("9.10.2.21", "9.10.2", 91002)."""
-        key = _cudnn_key(cudnn_text(version))
-        if not key:
-            return None
-        hits = [row for row in self.cudnn_releases
-                if _cudnn_key(row.version_from) <= key
-                and (row.version_to is None or key <= _cudnn_key(row.version_to))]
-        return max(hits, key=lambda row: _cudnn_key(row.version_from)) if hits else None
-
-    def cudnn_min_sm(self, version: str) -> str | None:
-        """Lowest compute capability a cuDNN release supports (9.11+: "7.5")."""
-        row = self.cudnn_release(version)
-        return row.min_sm if row else None
-
-    # --- CuPy ----------------------------------------------------------------------------
-    @property
-    def cupy_packages(self) -> tuple[r.CupyPackage, ...]:
-        return self.table("cupy", "package")
-
-    def cupy_package(self, cuda_major: int) -> r.CupyPackage | None:
-        """The CuPy wheel for a CUDA major (12 -> cupy-cuda12x): the unified one
-        when the major has one, not a per-version package (cupy-cuda110)."""
-        rows = [row for row in self.cupy_packages if row.cuda_major == cuda_major]
-        unified = [row for row in rows if row.package.endswith("x")]
-        best = unified or rows
-        return best[0] if best else None
-
-    def cupy_package_named(self, name: str) -> r.CupyPackage | None:
-        want = name.strip().lower().replace("_", "-")
-        for row in self.cupy_packages:
-            if row.package == want:
-                return row
-        return None
-
-    # --- What the data knows -------------------------------------------------------------
-    def newest_known(self, framework: str) -> str | None:
-        """The newest release of `framework` in the data (shipped plus overlay);
-        one of FRAMEWORKS. None when the data has none."""
-        name = framework.strip().lower()
-        if name == "torch":
-            versions = [rel.version for rel in self.torch_releases]
-        elif name in ("torchvision", "torchaudio"):
-            versions = [getattr(rel, name) for rel in self.torch_releases if getattr(rel, name)]
-        elif name == "tensorflow":
-            versions = [v for rel in self.tensorflow_releases for v in (rel.releases or (rel.version,))]
-        elif name in ("jax", "jaxlib"):
-            versions = [row.version_to or row.version_from for row in self.jax_releases]
-        elif name == "cudnn":
-            versions = [row.version_to or row.version_from for row in self.cudnn_releases]
-        elif name == "cupy":
-            versions = [row.version_to for row in self.cupy_packages if row.version_to]
-        elif name == "cuda":
-            versions = [t.version for t in self.toolkits]
-        else:
-            raise ValueError(f"unknown framework {framework!r} (known: {', '.join(FRAMEWORKS)})")
-        parsed = [(v, _version(v)) for v in versions]
-        parsed = [(text, v) for text, v in parsed if v is not None]
-        return max(parsed, key=lambda p: p[1])[0] if parsed else None
-
-    def is_newer_than_known(self, framework: str, version: str) -> bool | None:
-        """True when `version` is past everything the data knows of `framework`
-        (suggest `gpudoctor matrix refresh`); None when either does not parse.
-        TensorFlow is judged by series and CuPy by major (see below)."""
-        name = framework.strip().lower()
-        have, newest = _version(version), _version(self.newest_known(name))
-        if have is None or newest is None:
-            return None
-        if name == "cudnn":
-            return _cudnn_key(str(have)) > _cudnn_key(str(newest))
-        # A TensorFlow row describes a whole series and a CuPy row a whole
-        # package: a new patch (or CuPy minor) changes neither, and refresh
-        # cannot add one, so only a new series (CuPy major) counts as unknown.
-        if name == "tensorflow" and self.tensorflow_release(str(have)) is not None:
-            return False
-        if name == "cupy":
-            return have.major > newest.major
-        return have > newest
-
-
-def torch_series(version: str) -> str:
-    """'2.14.1+cu130' -> '2.14'."""
-    nums = parse_numeric(version.split("+", 1)[0]) or ()
-    return ".".join(str(n) for n in nums[:2])
-
-
-def cudnn_text(version: str | int) -> str:
-    """A cuDNN version as text; CUDNN_VERSION integers are decoded
-    (8902 -> "8.9.2", 91002 -> "9.10.2": 9.x uses major*10000)."""
-    if isinstance(version, int) or str(version).isdigit():
-        v = int(version)
-        if v >= 10000:
-            return f"{v // 10000}.{(v // 100) % 100}.{v % 100}"
-        return f"{v // 1000}.{(v // 100) % 10}.{v % 100}"
-    return str(version)
 
 
 @functools.lru_cache(maxsize=4)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from gpudoctor.matrices import records as r
@@ -25,6 +24,8 @@ def _v(text: str | None) -> Version | None:
 
 def spec_allows(spec: str, version: str) -> bool | None:
     """Whether `version` (local label ignored) meets `spec`; None when either is junk."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet  # only when a companion is judged
+
     v = _v(version)
     try:
         s = SpecifierSet(spec)

@@ -19,11 +19,6 @@ from gpudoctor import __version__
 from gpudoctor.matrices import records as r
 from gpudoctor.serde import DataError, from_data
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
-
 SCHEMA_VERSION = 1
 
 # file stem -> {table name -> record type}
@@ -94,6 +89,11 @@ def _row_id(row: dict[str, Any], stem: str, table: str) -> str:
 
 
 def _parse_toml(text: str, origin: str) -> dict[str, Any]:
+    # Imported here: a load served from the parse cache never needs the parser.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

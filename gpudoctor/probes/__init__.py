@@ -17,7 +17,7 @@ from gpudoctor.host import Host
 from gpudoctor.probes import companions as companion_probe
 from gpudoctor.probes import cuda_runtime, deep as deep_probe, driver, frameworks, gpus, libraries, system, visibility
 from gpudoctor.probes.context import Context
-from gpudoctor.probes.target import TargetInfo, TargetPythonError, interrogate
+from gpudoctor.probes.target import Interrogation, TargetInfo, TargetPythonError, interrogate
 from gpudoctor.snapshot import Driver, ProbeError, Snapshot, System, Visibility
 
 __all__ = ["collect", "TargetPythonError", "TargetInfo"]
@@ -26,11 +26,12 @@ T = TypeVar("T")
 
 
 def collect(host: Host, python: str | None = None, deep: bool = False,
-            progress: Callable[[str], None] | None = None) -> Snapshot:
+            progress: Callable[[str], None] | None = None, started: Interrogation | None = None) -> Snapshot:
     """Probe `host` and the environment of the interpreter `python` (default:
     gpudoctor's own). Raises TargetPythonError, with a one-line message for
-    the user, when `python` is missing or cannot run; nothing else escapes."""
-    target = interrogate(host, python)
+    the user, when `python` is missing or cannot run; nothing else escapes.
+    `started`: the same interrogation of `python`, begun earlier."""
+    target = started.result() if started is not None else interrogate(host, python)
     ctx = Context(host, target)
     errors: list[ProbeError] = []
 

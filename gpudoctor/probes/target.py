@@ -12,9 +12,10 @@ import json
 import os
 import posixpath
 import sys
+import threading
 from dataclasses import dataclass
 
-from gpudoctor.host import Host, RealHost
+from gpudoctor.host import Host, RealHost, kill_running_commands
 from gpudoctor.scripts import script_path
 
 TARGET_TIMEOUT_S = 10.0
@@ -144,6 +145,37 @@ def interrogate(host: Host, python: str | None = None) -> TargetInfo:
         raise TargetPythonError(f"--python {exe}: did not describe itself (is it a Python 3.8+ interpreter?)")
     source = f"{exe} {posixpath.basename(TARGET_SCRIPT)}" + (f" ({active[1]})" if active else "")
     return TargetInfo.from_data(exe, data, source)
+
+
+class Interrogation:
+    """interrogate() started in a thread: the target interpreter starts and
+    describes itself while gpudoctor imports the rest of itself, and `result`
+    answers exactly what interrogate would (its TargetPythonError included)."""
+
+    def __init__(self, host: Host, python: str | None) -> None:
+        self._info: TargetInfo | None = None
+        self._error: Exception | None = None
+        self._thread = threading.Thread(target=self._run, args=(host, python), daemon=True)
+        self._thread.start()
+
+    def _run(self, host: Host, python: str | None) -> None:
+        try:
+            self._info = interrogate(host, python)
+        except Exception as exc:  # noqa: BLE001 - handed to the caller by result()
+            self._error = exc
+
+    def result(self) -> TargetInfo:
+        # Bounded: interrogate's own command has TARGET_TIMEOUT_S. Ctrl-C and
+        # SIGTERM arrive here, not in the worker: kill its command on the way out.
+        try:
+            self._thread.join()
+        except BaseException:
+            kill_running_commands()
+            raise
+        if self._error is not None:
+            raise self._error
+        assert self._info is not None
+        return self._info
 
 
 def _why(described: str, exe: str) -> str:

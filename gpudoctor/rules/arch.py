@@ -79,9 +79,10 @@ def too_new(s: Snapshot, m):
         if reason != "too-new":
             continue
         cc = gpu_cc(g)
+        assert cc is not None  # _missing judges only GPUs whose compute capability is known
         can = m.arch_support(fw.cuda.value) if fw.cuda.known else ()
         why = (f"CUDA {fw.cuda.value} cannot even compile for sm_{cc.major}{cc.minor}; a build with a newer CUDA "
-               "is needed." if can and cc.sm not in can and all(compute_capability(x) < cc for x in can)
+               "is needed." if can and cc.sm not in can and all(c < cc for c in map(compute_capability, can) if c)
                else "The build has neither SASS of this major nor PTX that could be JIT-compiled.")
         yield too_new.rule.finding(
             _title(g, fw) + " (GPU newer than the build)", subject=f"GPU {g.index} × {fw.name}",
@@ -136,7 +137,7 @@ def toolkit_cannot_target(s: Snapshot, m):
         targets = m.arch_support(rt.nvcc or rt.version)
         if not targets:
             continue
-        oldest = min(compute_capability(t) for t in targets)
+        oldest = min(c for c in map(compute_capability, targets) if c)  # the matrix's sm labels all parse
         for g in gpus:
             cc = gpu_cc(g)
             # A newer GPU can still run PTX this toolkit emits; an older one cannot run anything it emits.

@@ -7,7 +7,6 @@ import re
 
 from gpudoctor.compat import KernelKind, kernel_for
 from gpudoctor.findings import Fix, Severity
-from gpudoctor.install.companions import companion_fix, pip_install
 from gpudoctor.matrices import companion_queries as q
 from gpudoctor.matrices import torch_series
 from gpudoctor.rules.common import driver_install_commands, ev, ev_value, gpu_cc, gpu_evidence, gpu_label, need_gpus
@@ -16,6 +15,19 @@ from gpudoctor.snapshot import Companion, Framework, Snapshot
 from gpudoctor.versions import cuda_version, driver_at_least
 
 FAMILY = "companions"
+
+
+# The install engine is imported when a finding needs its fix, not by every check.
+def companion_fix(s: Snapshot, m, name: str, framework_version: str | None, why: str) -> Fix:
+    from gpudoctor.install.companions import companion_fix as fix
+
+    return fix(s, m, name, framework_version, why)
+
+
+def pip_install(s: Snapshot) -> str:
+    from gpudoctor.install.companions import pip_install as command
+
+    return command(s)
 
 
 def _pairs(s: Snapshot) -> list[tuple[Companion, Framework]]:
@@ -54,6 +66,7 @@ def pin_mismatch(s: Snapshot, m):
                            f"the environment has {c.name} {c.version.value}", f"{fw.name}.requires_{c.name}",
                            f"{c.name}.version", c.version))
         for spec, have, spec_fact, title, spec_name, have_name, have_fact in checks:
+            assert spec is not None and have is not None  # appended only when both facts are known
             if q.spec_allows(spec, have) is not False:
                 continue
             yield pin_mismatch.rule.finding(
@@ -71,13 +84,14 @@ def variant_mismatch(s: Snapshot, m):
     for c, fw in _pairs(s):
         if c.name not in ("torchvision", "torchaudio") or not c.build_tag.known:
             continue
-        tag = c.build_tag.value
-        fw_tag = fw.version.value.split("+", 1)[1] if "+" in fw.version.value else None
+        tag, version = c.build_tag.value, fw.version.value
+        assert tag is not None and version is not None  # known, checked above and by _pairs
+        fw_tag = version.split("+", 1)[1] if "+" in version else None
         if not re.fullmatch(r"cu\d+|cpu", tag):
             continue
         if fw_tag is None:
             # A PyPI torch wheel carries no label; judge by what it was built with.
-            fw_tag = "cpu" if fw.build.value == "cpu" else (f"cu{fw.cuda.value.replace('.', '')}"
+            fw_tag = "cpu" if fw.build.value == "cpu" else (f"cu{str(fw.cuda.value).replace('.', '')}"
                                                           if fw.cuda.known else None)
         if fw_tag is None or fw_tag == tag:
             continue
@@ -96,7 +110,7 @@ def _tag_parts(m, c: Companion) -> dict | None:
     row = q.extension_wheel(m, c.name)
     if row is None or not c.build_tag.known:
         return None
-    hit = re.fullmatch(row.local_pattern, c.build_tag.value, re.IGNORECASE)  # uv.lock lower-cases local labels
+    hit = re.fullmatch(row.local_pattern, str(c.build_tag.value), re.IGNORECASE)  # uv.lock lower-cases local labels
     return dict(hit.groupdict(), source=row.source) if hit else None
 
 
@@ -108,7 +122,7 @@ def built_for_other(s: Snapshot, m):
         built = (parts or {}).get("torch") or c.built_framework.value
         if not built:
             continue
-        if torch_series(built) == torch_series(fw.version.value):
+        if torch_series(built) == torch_series(str(fw.version.value)):  # known: _pairs
             continue
         source = (ev(f"{c.name}.build_tag", c.build_tag) if parts else ev(f"{c.name}.built_{fw.name}", c.built_framework))
         yield built_for_other.rule.finding(
@@ -171,7 +185,7 @@ def bnb_library(s: Snapshot, m):
     for c, fw in _pairs(s):
         if c.name != "bitsandbytes" or not c.built_cuda.known or fw.build.value != "cuda" or not fw.cuda.known:
             continue
-        shipped = c.built_cuda.value.split(",")
+        shipped = str(c.built_cuda.value).split(",")
         want = cuda_version(fw.cuda.value)
         if want is None or any(cuda_version(v) == want for v in shipped):
             continue
@@ -202,7 +216,7 @@ def ext_arch(s: Snapshot, m):
                 f"{_label(c)} has no kernels for {gpu_label(g)}", subject=f"GPU {g.index} × {c.name}",
                 evidence=[gpu_evidence(g), ev(f"{c.name}.arch_list", c.arch_list)],
                 fix=companion_fix(s, m, c.name, fw.version.value,
-                                  f"Its kernels were compiled for {', '.join(c.arch_list.value)} only."),
+                                  f"Its kernels were compiled for {', '.join(c.arch_list.value or ())} only."),
             )
 
 
@@ -290,7 +304,7 @@ def import_failed(s: Snapshot, m):
         if not c.deep_import.known or c.deep_import.value == "ok":
             continue
         fw = s.framework(c.framework)
-        text = c.deep_import.value
+        text = str(c.deep_import.value)
         yield import_failed.rule.finding(
             f"import {c.name} fails: {text.splitlines()[-1][:200]}", subject=f"{c.name} × {c.framework}",
             category=_category(text),

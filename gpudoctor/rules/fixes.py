@@ -9,13 +9,12 @@ from gpudoctor.snapshot import Framework, Snapshot
 
 def reinstall_fix(s: Snapshot, m, fw: Framework, why: str) -> Fix:
     """A Fix whose commands install a build of `fw` that works on this machine."""
-    try:
-        from gpudoctor.install.from_snapshot import fix_for_snapshot
-    except ImportError:
-        fix_for_snapshot = None
-    if fix_for_snapshot is not None:
-        fix = fix_for_snapshot(s, m, fw.name, why)
-        if fix is not None:
-            return fix
+    # Imported here: the install engine is needed only when a rule fires, and it
+    # always ships with gpudoctor.
+    from gpudoctor.install.from_snapshot import fix_for_snapshot
+
+    fix = fix_for_snapshot(s, m, fw.name, why)
+    if fix is not None:
+        return fix
     return Fix(f"{why} `gpudoctor install {fw.name}` prints the exact command for this machine.",
                (f"gpudoctor install {fw.name}",))

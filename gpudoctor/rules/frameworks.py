@@ -66,9 +66,10 @@ def _python_range(m, fw: Framework):
         from gpudoctor.matrices import companion_queries as q  # noqa: PLC0415 - RAPIDS only
 
         major = parse_numeric((fw.cuda.value or "").replace(".x", ""))
-        lo = q.gpu_library_need(m, _GPU_LIBRARIES[fw.name], fw.version.value, major[0] if major else None,
+        version = str(fw.version.value)  # known, checked above
+        lo = q.gpu_library_need(m, _GPU_LIBRARIES[fw.name], version, major[0] if major else None,
                                 "python_min")
-        hi = q.gpu_library_need(m, _GPU_LIBRARIES[fw.name], fw.version.value, major[0] if major else None,
+        hi = q.gpu_library_need(m, _GPU_LIBRARIES[fw.name], version, major[0] if major else None,
                                 "python_max")
         return (lo[0], hi[0], lo[1]) if lo and hi else None
     rel = (m.torch_release(fw.version.value) if fw.name == "torch" else
@@ -87,7 +88,9 @@ def python_unsupported(s: Snapshot, m):
         if rng is None:
             continue
         lo, hi, source = rng
-        if python_version(lo) <= py <= python_version(hi):
+        lo_py, hi_py = python_version(lo), python_version(hi)
+        assert lo_py is not None and hi_py is not None  # required "X.Y" fields of every row that has them
+        if lo_py <= py <= hi_py:
             continue
         yield python_unsupported.rule.finding(
             f"{fw_label(fw)} supports Python {lo}–{hi}; this is Python {s.system.python.value}",
@@ -105,7 +108,7 @@ def newer_than_data(s: Snapshot, m):
     for fw in need_frameworks(s):
         if not fw.version.known or fw.name not in ("torch", "tensorflow", "jax", "cupy"):
             continue
-        if not m.is_newer_than_known(fw.name, fw.version.value.split("+")[0]):
+        if not m.is_newer_than_known(fw.name, str(fw.version.value).split("+")[0]):  # known
             continue
         newest = m.newest_known(fw.name)
         yield newer_than_data.rule.finding(

@@ -34,7 +34,7 @@ def _pip_libs(s: Snapshot, name: str) -> list[Library]:
     return [lib for lib in (s.cudnn if name == "cudnn" else s.nccl) or () if lib.kind == "pip" and lib.version]
 
 
-def cudnn_loaded(s: Snapshot, fw: Framework) -> tuple[str, str] | None:
+def cudnn_loaded(s: Snapshot, fw: Framework) -> tuple[str | None, str] | None:
     """(version, source) of the cuDNN a framework gets: what it loaded (--deep),
     else the pip wheel installed beside it."""
     if fw.deep and fw.deep.cudnn_runtime:
@@ -44,7 +44,7 @@ def cudnn_loaded(s: Snapshot, fw: Framework) -> tuple[str, str] | None:
     return (pips[0].version, pips[0].source) if pips else None
 
 
-def cudnn_in_use(s: Snapshot, fw: Framework) -> tuple[str, str] | None:
+def cudnn_in_use(s: Snapshot, fw: Framework) -> tuple[str | None, str] | None:
     """What a framework gets, else what it was built with."""
     got = cudnn_loaded(s, fw)
     if got is None and fw.cudnn.known:
@@ -58,21 +58,23 @@ def cudnn_drops_gpu(s: Snapshot, m):
     gpus = need_gpus(s)
     for fw in cuda_frameworks(s):
         used = cudnn_in_use(s, fw)
-        if used is None or not _ver(used[0]):
+        version, said = used if used else (None, "")
+        if version is None or not _ver(version):
             continue  # unknown, or only a requirement range (jax)
-        row = m.cudnn_release(used[0])
+        row = m.cudnn_release(version)
         if row is None:
-            raise Unknown(f"no cuDNN matrix row covers {used[0]}")
+            raise Unknown(f"no cuDNN matrix row covers {version}")
         min_cc, source = compute_capability(row.min_sm), row.source
+        assert min_cc is not None  # cudnn.toml's min_sm is a required "X.Y"
         for g in gpus:
             cc = gpu_cc(g)
             if cc is None or cc >= min_cc:
                 continue
             yield cudnn_drops_gpu.rule.finding(
-                f"cuDNN {used[0]} (used by {fw_label(fw)}) supports sm_{min_cc.major}{min_cc.minor}+; "
+                f"cuDNN {version} (used by {fw_label(fw)}) supports sm_{min_cc.major}{min_cc.minor}+; "
                 f"{gpu_label(g)} is older: convolutions fail at first use",
                 subject=f"GPU {g.index} × {fw.name}",
-                evidence=[gpu_evidence(g), ev_value(f"{fw.name}.cudnn", used[0], used[1]),
+                evidence=[gpu_evidence(g), ev_value(f"{fw.name}.cudnn", version, said),
                           ev_value("cudnn.min_sm", str(min_cc), source)],
                 fix=reinstall_fix(s, m, fw, "cuDNN 9.10.2 is the last release for Maxwell, Pascal and Volta; "
                                             "builds for CUDA 12.6 (cu126) ship it."),

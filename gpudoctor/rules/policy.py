@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+from typing import TYPE_CHECKING
 
-from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from gpudoctor.findings import Evidence, Finding, Fix, Outcome, RuleResult, Severity, sort_findings
 from gpudoctor.matrices.gpu_names import all_words_in, normalise
-from gpudoctor.policy import Ignore, Policy
 from gpudoctor.rules.registry import register
 from gpudoctor.versions import driver_at_least
+
+if TYPE_CHECKING:  # every check registers these codes; only `check --policy` reads a policy
+    from gpudoctor.policy import Ignore, Policy
 
 FAMILY = "policy"
 E, W = Severity.ERROR, Severity.WARNING
@@ -72,8 +74,8 @@ def apply_policy(report, policy: Policy, today: datetime.date | None = None):
 def evaluate(snapshot, policy: Policy) -> tuple[list[RuleResult], list[Finding]]:
     results = [*_frameworks(snapshot, policy), _gpu_count(snapshot, policy), _gpu_models(snapshot, policy),
                _driver(snapshot, policy)]
-    results = [r for r in results if r is not None]
-    return results, [f for r in results for f in r.findings]
+    judged = [r for r in results if r is not None]
+    return judged, [f for r in judged for f in r.findings]
 
 
 def policy_data(policy: Policy, ignored: tuple[Ignored, ...]) -> dict:
@@ -110,6 +112,8 @@ def _frameworks(s, p: Policy) -> list[RuleResult]:
             continue
         if spec == "*" or not fw.version.known:
             continue
+        from packaging.specifiers import SpecifierSet
+
         try:
             ok = SpecifierSet(spec).contains(Version(fw.version.value), prereleases=True)
         except InvalidVersion:
@@ -135,8 +139,11 @@ def _gpu_count(s, p: Policy) -> RuleResult | None:
     if gpus is None:
         return RuleResult(GPU_COUNT.code, Outcome.UNKNOWN, "GPUs were not probed")
     have = len(gpus)
-    want, key = (p.gpu_count, "gpus.count") if p.gpu_count is not None else (p.gpu_min_count, "gpus.min_count")
-    bad = have != want if key == "gpus.count" else have < want
+    if p.gpu_count is not None:
+        want, key, bad = p.gpu_count, "gpus.count", have != p.gpu_count
+    else:
+        assert p.gpu_min_count is not None  # one of the two is set (checked above)
+        want, key, bad = p.gpu_min_count, "gpus.min_count", have < p.gpu_min_count
     if not bad:
         return _result(GPU_COUNT.code, [])
     visible = s.visibility.cuda_visible_devices

@@ -8,7 +8,6 @@ and reported as a crashed rule, never aborting the others.
 from __future__ import annotations
 
 import re
-import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -85,6 +84,8 @@ def run_rules(snapshot: Snapshot, matrices: Matrices, rules: Iterable[Rule] | No
             if debug:
                 raise
             detail = f"{type(exc).__name__}: {exc}"
+            import traceback  # only for a crashed rule
+
             tb = traceback.extract_tb(exc.__traceback__)
             if tb:
                 detail += f" (at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno})"

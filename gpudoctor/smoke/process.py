@@ -22,7 +22,7 @@ from typing import Any
 
 from gpudoctor.host import CHILD_PREEXEC
 
-EVENT_PREFIX = "@@gdsmoke "  # keep in sync with runner/gdsmoke_common.py
+EVENT_PREFIX = "@@gdsmoke "  # runner/gdsmoke_common.py has its own copy (pinned by tests/smoke/test_runner_constants.py)
 TAIL_LINES = 20
 READER_JOIN_S = 2.0
 

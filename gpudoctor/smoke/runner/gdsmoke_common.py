@@ -16,9 +16,10 @@ FORMAT = "gpudoctor-smoke-runner"
 VERSION = 1
 EVENT_PREFIX = "@@gdsmoke "
 
-# Hardware precision floors by compute capability (major, minor). The judge
-# cross-checks them against gpudoctor's matrices; the runner needs them to
-# avoid launching kernels the GPU cannot run.
+# Hardware precision floors by compute capability (major, minor), copied from
+# gpudoctor's gpus.toml (tests/smoke/test_runner_constants.py pins them): the
+# runner cannot import gpudoctor, and needs them to avoid launching kernels the
+# GPU cannot run.
 MIN_CC = {
     "tensor_cores": (7, 0),
     "tf32": (8, 0),

@@ -1,0 +1,67 @@
+"""What a command leaves unimported: the JSON paths never load rich (the
+terminal views do), and a check whose rules do not need the install engine
+never loads it. Each case runs in a fresh interpreter."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GOOD = Path(__file__).resolve().parent / "rules" / "GD401" / "good.json"
+
+PROBE = """
+import json, sys
+from gpudoctor.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+loaded = sorted({name.split(".")[0] if not name.startswith("gpudoctor") else ".".join(name.split(".")[:2])
+                 for name in sys.modules})
+sys.stderr.write("MODULES=" + json.dumps(loaded) + "\\n")
+"""
+
+
+def _modules(*args: str) -> set[str]:
+    proc = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=120)
+    line = next(x for x in proc.stderr.splitlines() if x.startswith("MODULES="))
+    return set(json.loads(line[len("MODULES="):]))
+
+
+@pytest.mark.parametrize("args", [("plan", "llama2-7b", "--json"), ("plan", "llama2-7b", "--gpu", "a100", "--json")],
+                         ids=["plan", "plan-gpu"])
+def test_plan_json_does_not_import_rich(args):
+    assert "rich" not in _modules(*args)
+
+
+def test_plan_text_does_import_rich():  # the check above can fail: the text view needs it
+    assert "rich" in _modules("plan", "llama2-7b")
+
+
+def test_check_json_does_not_import_rich(tmp_path):
+    snap = json.loads(GOOD.read_text())
+    snap.pop("_note", None)
+    (tmp_path / "s.json").write_text(json.dumps(snap))
+    assert "rich" not in _modules("check", "--from", str(tmp_path / "s.json"), "--json")
+
+
+def _fixture(tmp_path, code: str, kind: str) -> str:
+    snap = json.loads((GOOD.parents[1] / code / f"{kind}.json").read_text())
+    snap.pop("_note", None)
+    path = tmp_path / f"{code}-{kind}.json"
+    path.write_text(json.dumps(snap))
+    return str(path)
+
+
+def test_check_without_a_reinstall_fix_does_not_import_the_install_engine(tmp_path):
+    assert "gpudoctor.install" not in _modules("check", "--from", _fixture(tmp_path, "GD401", "good"), "--json")
+
+
+def test_check_with_a_reinstall_fix_imports_it(tmp_path):  # GD401's fix comes from the install engine
+    assert "gpudoctor.install" in _modules("check", "--from", _fixture(tmp_path, "GD401", "bad"), "--json")
+
+
+def test_check_without_policy_does_not_import_the_policy_reader(tmp_path):
+    assert "gpudoctor.policy" not in _modules("check", "--from", _fixture(tmp_path, "GD401", "good"), "--json")
