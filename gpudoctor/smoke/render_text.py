@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpudoctor.findings import sort_findings
+from gpudoctor.render.fit import fit_table
 from gpudoctor.smoke.model import GpuResult, SmokeReport, TestResult
 
 STATUS_STYLE = {"pass": "green", "fail": "bold red", "skip": "dim", "crashed": "bold red", "timeout": "bold red"}
@@ -28,20 +29,27 @@ def _peak(t: TestResult) -> str:
     return f"{expected}{t.peak or t.expected:,.0f}{pct}"
 
 
-def _tests_table(title: str, tests: tuple[TestResult, ...]) -> Table:
+# Columns dropped first when the terminal is narrow: the note, the tolerance, the error,
+# then the expected rate; the test, its status and what it measured always stay.
+DROP_FIRST = (6, 5, 4, 3)
+
+
+def _tests_table(title: str, tests: tuple[TestResult, ...], width: int) -> tuple[Table, list[str]]:
     table = Table(title=title, title_justify="left", expand=False)
     for col in ("test", "status", "measured", "expected / peak (%)", "rel. error", "tolerance"):
         table.add_column(col, no_wrap=True)
     table.add_column("note")
+    rows = []
     for t in tests:
         err = "" if t.max_rel_error is None else f"{t.max_rel_error:.1e}"
         tol = "" if t.tolerance is None else f"{t.tolerance:g}"
         note = t.detail if t.status != "pass" or t.detail else (f"kernel: {t.kernel}" if t.kernel else "")
         if t.perf == "low":
             note = (note + "; " if note else "") + "below expected rate" + (f" ({t.cause})" if t.cause else "")
-        table.add_row(t.name, Text(t.status, style=STATUS_STYLE.get(t.status, "")), _rate(t), _peak(t), err,
-                      tol, Text(note))
-    return table
+        rows.append((t.name, Text(t.status, style=STATUS_STYLE.get(t.status, "")), _rate(t), _peak(t), err,
+                     tol, Text(note)))
+    dropped = fit_table(table, rows, width, DROP_FIRST)
+    return table, dropped
 
 
 def _gpu_title(g: GpuResult) -> str:
@@ -60,10 +68,15 @@ def render(report: SmokeReport, console: Console) -> None:
         facts = ", ".join([f"{k}={v}" for k, v in env.items() if v is not None]
                           + [f"float32 matmul precision {report.precision.get('float32_matmul_precision')}"])
         console.print(Text(f"TF32: {facts}", style="dim"))
-    for g in report.gpus:
-        console.print(_tests_table(_gpu_title(g), g.tests))
-    if report.node_tests:
-        console.print(_tests_table("all GPUs", report.node_tests))
+    dropped: list[str] = []
+    for title, tests in [*((_gpu_title(g), g.tests) for g in report.gpus),
+                         *((("all GPUs", report.node_tests),) if report.node_tests else ())]:
+        table, left_out = _tests_table(title, tests, console.width)
+        console.print(table)
+        dropped += [d for d in left_out if d not in dropped]
+    if dropped:
+        console.print(Text(f"left out at this width: {', '.join(dropped)} (a wider terminal or --json shows them)",
+                           style="dim"))
     findings = sort_findings(list(report.findings))
     for f in findings:
         console.print(Text(f"{f.code} {f.severity.value}", style=SEVERITY_STYLE[f.severity.value]),
