@@ -21,7 +21,7 @@ RULES = Path(__file__).parent / "rules"
     ("/nfs/home/alice/lib", "/nfs/home/<user>/lib"),
     ("/data/home/erin/envs/x", "/data/home/<user>/envs/x"),
     ("/scratch/carol/run.sh", "/scratch/<user>/run.sh"),
-    ("LD_LIBRARY_PATH=/home/alice/cuda/lib64:/work/bob/lib", "LD_LIBRARY_PATH=/home/<user>/cuda/lib64:/work/<user>/lib"),
+    ("LD_LIBRARY_PATH=/home/alice/cuda/lib64:/srv/work/bob/lib", "LD_LIBRARY_PATH=/home/<user>/cuda/lib64:/srv/work/<user>/lib"),
     ("/lustre/users/dan/venv", "/lustre/users/<user>/venv"),
     ("/usr/local/cuda/lib64", "/usr/local/cuda/lib64"),  # no user in a system path
     ("/workspace/code", "/workspace/code"),  # only a whole 'work' component
