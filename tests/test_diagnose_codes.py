@@ -41,3 +41,16 @@ def test_catalogue_codes_and_related_codes_exist():
     for e in load_catalog():
         assert e.code is None or e.code in RULES, e.id
         assert all(c in RULES for c in e.related), e.id
+
+
+@pytest.mark.parametrize("gpu,category", [
+    ("Tesla K80", "arch-dropped"),  # below every current build
+    ("NVIDIA GeForce RTX 5070", "arch-too-new-for-cuda"),  # above what a cu126 build carries
+    ("NVIDIA A100-SXM4-40GB", "arch-not-in-build"),  # in every current build: a build of its own lacks it
+])
+def test_no_kernel_image_with_the_build_unknown_is_judged_against_current_builds(gpu, category):
+    m = load_matrices(overlay=None)
+    paste = (f"GPU 0: {gpu} (UUID: GPU-0)\n"
+             "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    assert [f.category for f in report.findings if f.code == "GD801"] == [category]

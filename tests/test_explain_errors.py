@@ -232,6 +232,13 @@ MESSAGES = {
     "nccl-ib-no-device": "3767c65d25c4:880:887 [0] NCCL INFO NET/IB : No device found.",
     "dist-backend-error": "torch.distributed.DistBackendError: [3] is setting up NCCL communicator and retrieving "
                           "ncclUniqueId from [0] via c10d key-value store",
+    "nvidia-smi-not-found": "/aio/entrypoint.sh: line 52: nvidia-smi: command not found",
+    "a1111-incompatible-python": "INCOMPATIBLE PYTHON VERSION",
+    "torch-library-missing-for-extension": "OSError: libtorch_cuda_cpp.so: cannot open shared object file: No such "
+                                           "file or directory",
+    "pip-resolver-gpu-conflict": "torch 2.1.1 requires nvidia-cudnn-cu12==8.9.2.26; platform_system == \"Linux\" "
+                                 "and platform_machine == \"x86_64\", but you have nvidia-cudnn-cu12 9.5.1.17 which "
+                                 "is incompatible.",
 }
 
 

@@ -89,6 +89,31 @@ def _arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> st
         return "arch-dropped"
     if ccs and high and all(c > high and c.major != high.major for c in ccs):
         return "arch-too-new-for-cuda"
+    if ccs and low is None and high is None and m is not None:
+        return _against_current_builds(ccs, m)
+    return "arch-not-in-build"
+
+
+# How many of the newest PyTorch series stand for "the builds people install now".
+CURRENT_SERIES = 3
+
+
+def _against_current_builds(ccs: list, m: Matrices) -> str:
+    """With the build unknown, the GPU against the CUDA builds of the newest
+    PyTorch series: below every one of them, the builds dropped it (a K80);
+    above the range of some of them, a build for an older CUDA predates it (an
+    RTX 50xx on a cu126 build). PyTorch's builds stand in for any framework's:
+    their CUDA sets the architectures a build can carry."""
+    series = sorted({b.series for b in m.torch_builds}, key=lambda s: tuple(int(x) for x in s.split(".")))
+    current = set(series[-CURRENT_SERIES:])
+    lists = [parse_arch_list(b.arch_list) for b in m.torch_builds
+             if b.series in current and b.variant.startswith("cu") and b.arch_list]
+    if not lists:
+        return "arch-not-in-build"
+    if all(c < min(e.cc for e in entries) for entries in lists for c in ccs):
+        return "arch-dropped"
+    if any(all(c.major > max(e.cc for e in entries).major for c in ccs) for entries in lists):
+        return "arch-too-new-for-cuda"
     return "arch-not-in-build"
 
 

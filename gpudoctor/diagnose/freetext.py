@@ -66,6 +66,10 @@ _MAC_PATH = re.compile(r"(?:^|[\s\"'(])/(?:Users/[^/\s]{1,40}|Library/Frameworks
 _OS_WORDS = ("windows", "ubuntu", "debian", "centos", "rocky", "rhel", "fedora", "macos", "arch linux")
 _WSL = re.compile(r"\bWSL[ \t]?2?\b|Windows Subsystem for Linux|Ubuntu Subsystem|microsoft-standard-WSL2|/usr/lib/wsl/",
                   re.I)
+# A template's field left empty: "WSL version (if applicable):" says nothing about WSL.
+_EMPTY_FIELD = re.compile(r"(?:[ \t]*(?:version[ \t]*)?\(if applicable\)|[ \t]*version)[ \t]*:[ \t]*"
+                          r"(?:n/?a|no|none|not applicable|-+)?[ \t]*(?:\n|$)|"
+                          r"[ \t]*:[ \t]*(?:n/?a|no|none|not applicable|-+)[ \t]*(?:\n|$)", re.I)
 _CC = re.compile(r"compute capability[ \t:=]{0,3}(?:of[ \t])?(\d{1,2}\.\d)\b", re.I)
 # A container: the command that started it, a Dockerfile line, a shell prompt inside one.
 _CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\b|\bdocker-compose\b|"
@@ -76,8 +80,13 @@ _DOCKER_RUN = re.compile(r"\b(?:docker|podman)[ \t]+run\b[^\n]{0,400}", re.I)
 _GPU_FLAGS = re.compile(r"--gpus|--runtime[ =]nvidia|--device|--privileged|nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES|"
                         r"--nv\b|deploy:|capabilities", re.I)
 _K8S = re.compile(r"\bkubectl\b|\bnvidia\.com/gpu\b|\bkind:[ \t]*(?:Pod|Deployment|DaemonSet|Job)\b|"
-                  r"\b(?:on|in|with|to) (?:a |my |our |the )?(?:kubernetes|k8s|GKE|EKS|AKS)\b", re.I)
+                  r"\b(?:on|in|with|to) (?:a |my |our |the )?(?:kubernetes|k8s|GKE|EKS|AKS)\b|"
+                  r"\b(?:kubernetes|k3s|k0s|microk8s|openshift)[ \t]+v?\d+\.\d+|\b(?:in|inside) (?:a|the|my) pod\b",
+                  re.I)
 _SINGULARITY = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\b", re.I)
+# A Singularity/Apptainer start that asks for no GPU: without --nv (or --nvccli) the
+# container gets neither /dev/nvidia* nor the driver's libraries.
+_SINGULARITY_RUN = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\b[^\n]{0,400}", re.I)
 # A batch job: what it sees is what the scheduler granted it.
 _SLURM = re.compile(r"^#SBATCH\b|\b(?:srun|sbatch|salloc)[ \t]+-|\bSLURM_(?:JOB_ID|JOBID|NODELIST|STEP_GPUS)\b", re.M)
 
@@ -183,7 +192,7 @@ def _frameworks(found, f: Facts) -> None:
 
 
 def _system(p: Paste, f: Facts, found) -> None:
-    wsl = list(found(_WSL, "wsl", "subsystem"))
+    wsl = [(m, src) for m, src in found(_WSL, "wsl", "subsystem") if not _EMPTY_FIELD.match(p.text, m.end())]
     for m, src in wsl:
         f.put("system.wsl", True, src, STATED)
         f.put("system.os", "linux", src, STATED)
@@ -205,6 +214,9 @@ def _system(p: Paste, f: Facts, found) -> None:
             and "nvidia-docker" not in p.lower:
         # The container was started without asking for a GPU, so no /dev/nvidia* was passed in.
         f.put("system.gpu_device_nodes", (), p.where("docker run without --gpus", runs[0].start(), claim=False), STATED)
+    starts = list(_SINGULARITY_RUN.finditer(p.text))
+    if starts and not _GPU_FLAGS.search(p.text) and "SINGULARITY_NV" not in p.text and "APPTAINER_NV" not in p.text:
+        f.put("system.gpu_device_nodes", (), p.where("singularity without --nv", starts[0].start(), claim=False), STATED)
 
 
 def _gpus(p: Paste, f: Facts) -> None:
