@@ -54,3 +54,15 @@ def test_no_kernel_image_with_the_build_unknown_is_judged_against_current_builds
              "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
     report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
     assert [f.category for f in report.findings if f.code == "GD801"] == [category]
+
+
+@pytest.mark.parametrize("installed,category", [
+    ("CUDA Version: 10.2 (the toolkit)\nnvcc: Cuda compilation tools, release 10.2, V10.2.89\n", "cudnn-missing"),
+    ("nvcc: Cuda compilation tools, release 9.0, V9.0.176\n", "framework-cuda-mismatch"),
+    ("", "framework-cuda-mismatch"),
+])
+def test_a_missing_cuda_library_of_the_installed_cuda_is_a_missing_library(installed, category):
+    m = load_matrices(overlay=None)
+    paste = installed + "ImportError: libcudart.so.10.2: cannot open shared object file: No such file or directory\n"
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    assert [f.category for f in report.findings if f.code == "GD807"] == [category]

@@ -48,6 +48,8 @@ def test_torch_forms(text, version, cuda):
     ("gpu: Quadro P1000", "Quadro P1000", "6.1"),
     ("on my 2080S", "RTX 2080 SUPER", "7.5"),
     ("Jetson AGX Orin with JetPack 6", "Jetson AGX Orin", "8.7"),
+    ("新版本能不能支持下 tesla k40m的显卡", "tesla k40m", "3.5"),  # no word boundary before 的
+    ("dual GeForce 780M with a compute capability 3.0", "GeForce 780M", "3.0"),  # the CC the line states
 ])
 def test_gpu_names_as_typed(text, name, cc):
     s = snap(text)

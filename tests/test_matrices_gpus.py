@@ -292,7 +292,9 @@ def test_informal_names_get_their_family(name, cc) -> None:
 
 
 @pytest.mark.parametrize("name", ["MI300X", "AMD Instinct MI250X", "Arc A770", "Radeon RX 7900 XTX", "RTX 6000",
-                                  "Apple M2 Max", "Intel UHD Graphics 630", "port 3080"])
+                                  "Apple M2 Max", "Intel UHD Graphics 630", "port 3080",
+                                  # mobile Keplers, not the desktop cards of the same number (GTX 780 3.5, GTX 750 5.0)
+                                  "GeForce GTX 780M", "GeForce GT 750M"])
 def test_names_of_other_vendors_or_ambiguous_ones_stay_unknown(name) -> None:
     m = load_matrices(overlay=None)
     assert m.gpu_family(name) is None

@@ -9,6 +9,7 @@ libcuda.so under WSL2 is `wsl`.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from gpudoctor.compat import parse_arch_list
 from gpudoctor.diagnose import Diagnosis
@@ -19,7 +20,7 @@ from gpudoctor.findings import Evidence, Finding, Fix, Outcome, RuleResult, sort
 from gpudoctor.matrices import Matrices
 from gpudoctor.rules.registry import RULES, all_rules
 from gpudoctor.snapshot import Snapshot
-from gpudoctor.versions import compute_capability
+from gpudoctor.versions import compute_capability, parse_numeric
 
 MAX_EVIDENCE = 3
 
@@ -37,6 +38,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             continue  # the paste also shows the message that names the real cause
         rule = RULES[entry.code]
         category = _category(entry.code, entry.category, d, m)
+        if entry.code == "GD807" and _cuda_it_wants_is_there(sig.text, d.snapshot):
+            category = "cudnn-missing"  # not another CUDA: the right one, not found
         evidence = Evidence("error", sig.text, sig.source)
         key = (entry.code, entry.id)
         if key in by_key:
@@ -49,6 +52,31 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             fix=Fix(" ".join((entry.fix, *entry.steps)) + f" (source: {entry.source})", entry.commands),
         )
     return list(by_key.values())
+
+
+# The CUDA a missing library belongs to: "libcudart.so.10.2", "libnvrtc.so.12", "cudart64_110.dll".
+_SONAME = re.compile(r"\blib(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink)\.so\.(\d+)(?:\.(\d))?\b|"
+                     r"\b(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc)64_(\d{2,3})(?:_0)?\.dll", re.I)
+
+
+def _cuda_it_wants_is_there(text: str, s: Snapshot) -> bool:
+    """A CUDA library of version X is missing and the paste shows CUDA X
+    installed: the library is not where the framework looks (a venv without
+    the runtime, a path not searched), which is a missing library rather than
+    a framework built for another CUDA."""
+    m = _SONAME.search(text)
+    if m is None:
+        return False
+    if m.group(3):
+        digits = m.group(3)
+        want = (int(digits[:-1]), int(digits[-1])) if len(digits) == 3 else (int(digits), None)
+    else:
+        want = (int(m.group(1)), int(m.group(2)) if m.group(2) else None)
+    for rt in s.cuda_runtimes or ():
+        have = parse_numeric(rt.version or "") or ()
+        if len(have) >= 1 and have[0] == want[0] and (want[1] is None or (len(have) > 1 and have[1] == want[1])):
+            return True
+    return False
 
 
 def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices | None) -> str | None:
@@ -94,20 +122,13 @@ def _arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> st
     return "arch-not-in-build"
 
 
-# How many of the newest PyTorch series stand for "the builds people install now".
-CURRENT_SERIES = 3
-
-
 def _against_current_builds(ccs: list, m: Matrices) -> str:
     """With the build unknown, the GPU against the CUDA builds of the newest
     PyTorch series: below every one of them, the builds dropped it (a K80);
     above the range of some of them, a build for an older CUDA predates it (an
     RTX 50xx on a cu126 build). PyTorch's builds stand in for any framework's:
     their CUDA sets the architectures a build can carry."""
-    series = sorted({b.series for b in m.torch_builds}, key=lambda s: tuple(int(x) for x in s.split(".")))
-    current = set(series[-CURRENT_SERIES:])
-    lists = [parse_arch_list(b.arch_list) for b in m.torch_builds
-             if b.series in current and b.variant.startswith("cu") and b.arch_list]
+    lists = [parse_arch_list(b.arch_list) for b in m.current_torch_cuda_builds()]
     if not lists:
         return "arch-not-in-build"
     if all(c < min(e.cc for e in entries) for entries in lists for c in ccs):

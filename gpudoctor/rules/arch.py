@@ -152,3 +152,33 @@ def toolkit_cannot_target(s: Snapshot, m):
                         "toolkit that still targets it (CUDA 12.x for Maxwell, Pascal and Volta; 11.8 for Kepler).",
                         ("# https://developer.nvidia.com/cuda-toolkit-archive",)),
             )
+
+
+@rule("GD306", "gpu-older-than-current-builds", "arch-dropped", Severity.WARNING,
+      "A GPU is older than every current framework build (e.g. a K40 or K80): only old releases run on it.",
+      FAMILY)
+def older_than_current_builds(s: Snapshot, m):
+    gpus = need_gpus(s)
+    if cuda_frameworks(s):
+        return  # an installed CUDA build is judged against its own arch list (GD301-GD303)
+    current = [parse_arch_list(b.arch_list) for b in m.current_torch_cuda_builds()]
+    if not current:
+        return
+    floor = min(min(e.cc for e in entries) for entries in current)
+    for g in gpus:
+        cc = gpu_cc(g)
+        if cc is None or cc >= floor:
+            continue
+        last = m.newest_torch_build_running(cc)
+        if last is not None:
+            how = (f"The newest PyTorch build with kernels for it is torch {last.series} ({last.variant}); "
+                   f"`gpudoctor install torch --gpu \"{g.name}\"` gives the exact command, and older "
+                   "TensorFlow/JAX/CuPy releases have the same floor.")
+        else:
+            how = ("No PyTorch build in gpudoctor's data has kernels for it: build from source with "
+                   f"TORCH_CUDA_ARCH_LIST={cc}, or use a newer GPU.")
+        yield older_than_current_builds.rule.finding(
+            f"{gpu_label(g)} is older than every current framework build (they start at sm_{floor.major}{floor.minor})",
+            subject=f"GPU {g.index}", evidence=[gpu_evidence(g)],
+            fix=Fix(how, (f"gpudoctor install torch --gpu \"{g.name}\"",) if last is not None else ()),
+        )
