@@ -66,3 +66,12 @@ def test_a_missing_cuda_library_of_the_installed_cuda_is_a_missing_library(insta
     paste = installed + "ImportError: libcudart.so.10.2: cannot open shared object file: No such file or directory\n"
     report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
     assert [f.category for f in report.findings if f.code == "GD807"] == [category]
+
+
+@pytest.mark.parametrize("gpu,category", [("I have a 3060 and an i9\n", "cpu-only-build"), ("", None)])
+def test_a_runs_on_the_cpu_message_beside_a_gpu_warns(gpu, category):
+    m = load_matrices(overlay=None)
+    paste = gpu + 'UserWarning: FP16 is not supported on CPU; using FP32 instead\n'
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    assert [f.category for f in report.findings if f.severity.value in ("error", "warning")] == \
+        ([category] if category else [])

@@ -32,7 +32,11 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
     seen = {sig.entry for sig in d.signals}
     for sig in d.signals:
         entry = entries.get(sig.entry)
-        if entry is None or entry.code is None or entry.code not in RULES:
+        if entry is None:
+            continue
+        if entry.with_gpu and d.snapshot.gpus:
+            entry = dataclasses.replace(entry, code=FELL_BACK_TO_CPU, category=entry.with_gpu)
+        if entry.code is None or entry.code not in RULES:
             continue
         if seen.intersection(entry.deferred_by):
             continue  # the paste also shows the message that names the real cause
@@ -93,6 +97,9 @@ def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices |
             return "container-no-gpu"
     return entry_category
 
+
+# The warning a "running on the CPU" message becomes beside an NVIDIA GPU.
+FELL_BACK_TO_CPU = "GD850"
 
 # Codes whose message says "no driver / no device / no libcuda".
 NO_GPU_CODES = {"GD803", "GD809", "GD813"}
