@@ -232,6 +232,14 @@ MESSAGES = {
     "nccl-ib-no-device": "3767c65d25c4:880:887 [0] NCCL INFO NET/IB : No device found.",
     "dist-backend-error": "torch.distributed.DistBackendError: [3] is setting up NCCL communicator and retrieving "
                           "ncclUniqueId from [0] via c10d key-value store",
+    "torchvision-ops-not-loaded": "RuntimeError: Couldn't load custom C++ ops. This can happen if your PyTorch and "
+                                  "torchvision versions are incompatible, or if you had errors while compiling",
+    "companion-cuda-differs": "RuntimeError: Detected that PyTorch and TorchAudio were compiled with different CUDA "
+                              "versions. PyTorch has CUDA version 11.8 whereas TorchAudio has CUDA version 11.7.",
+    "yolo-cuda-unavailable": "AssertionError: CUDA unavailable, invalid device 0 requested",
+    "bnb-int8-matmul-unsupported": "Exception: Your GPU does not support Int8 Matmul!",
+    "windows-paging-file-too-small": "OSError: [WinError 1455] The paging file is too small for this operation to "
+                                     "complete.",
     "nvidia-smi-not-found": "/aio/entrypoint.sh: line 52: nvidia-smi: command not found",
     "a1111-incompatible-python": "INCOMPATIBLE PYTHON VERSION",
     "torch-library-missing-for-extension": "OSError: libtorch_cuda_cpp.so: cannot open shared object file: No such "
