@@ -114,6 +114,10 @@ class Paste:
         """The pasted line number of this text's line `number` (the same unless unwrapped)."""
         return self._pasted_lines[number - 1] if self._pasted_lines else number
 
+    def start_of(self, number: int) -> int:
+        """The offset where line `number` (1-based) starts."""
+        return self._starts[max(0, min(number, len(self._starts)) - 1)]
+
     def line(self, number: int) -> str:
         if number < 1 or number > len(self._starts):
             return ""

@@ -66,7 +66,7 @@ def _pick_release(m, spec: str, python: tuple[int, int] | None) -> str | None:
     return best
 
 
-def _variant_of_index(url: str | None) -> str | None:
+def variant_of_index(url: str | None) -> str | None:
     m = _INDEX_VARIANT.search(url or "")
     return m.group(1) if m else None
 
@@ -79,18 +79,18 @@ def _torch_pip(src: Source, req: Req, m, platform: str, python) -> tuple[Framewo
         return None, Resolved("torch", None, "unknown", f"no torch release in gpudoctor's data matches "
                                                         f"'{req.spec or '*'}'", req.line)
     local = exact.split("+", 1)[1] if exact and "+" in exact else None
-    index = req.index or next((u for u, _ in src.indexes if _variant_of_index(u)), None)
+    index = req.index or next((u for u, _ in src.indexes if variant_of_index(u)), None)
     if local:
         variant, how = local, f"local version +{local}"
-    elif _variant_of_index(index):
-        variant, how = _variant_of_index(index), f"index {index}"
+    elif variant_of_index(index):
+        variant, how = variant_of_index(index), f"index {index}"
     else:
         row = m.torch_pypi_build(version, platform)
         variant, how = (row.variant if row else None), f"the PyPI default for {platform}"
     how = f"{'pinned ' + version if exact else 'newest release matching ' + repr(req.spec or '*')}, {how}"
     if variant is None:
         return None, Resolved("torch", version, "unknown", how + ": no PyPI wheel data", req.line)
-    row = m.torch_build(version, variant, platform, pypi=None if local or _variant_of_index(index) is None else False)
+    row = m.torch_build(version, variant, platform, pypi=None if local or variant_of_index(index) is None else False)
     label = version if (row and row.pypi_default and not local) else f"{version}+{variant}"
     kind = "cpu" if variant == "cpu" else "rocm" if variant.startswith("rocm") else "xpu" if variant == "xpu" else "cuda"
     src_text = f"{where} ({how})"
@@ -192,8 +192,8 @@ def _companion(src: Source, req: Req, torch: Framework | None, m) -> Companion:
             fields["requires_framework"] = Fact(spec, paired[0].source)
         elif (row := q.pin(m, req.name, public)) is not None:
             fields["requires_framework"] = Fact(row.requires, row.source)
-        local = exact.split("+", 1)[1] if "+" in exact else _variant_of_index(
-            req.index or next((u for u, _ in src.indexes if _variant_of_index(u)), None))
+        local = exact.split("+", 1)[1] if "+" in exact else variant_of_index(
+            req.index or next((u for u, _ in src.indexes if variant_of_index(u)), None))
         if local:
             fields["build_tag"] = Fact(local, where)
     if req.name in ("triton", "pytorch-triton") and torch is not None and torch.version.known:
