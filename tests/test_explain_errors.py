@@ -1,12 +1,14 @@
 """`gpudoctor explain "ERROR TEXT"`: the catalogue, matching, tailoring, exit codes."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from cli_helpers import invoke, rule_fixture
 
 from gpudoctor.diagnose.catalog import CatalogError, load_catalog, match_text, parse_catalog
+from gpudoctor.snapshot import Snapshot
 
 FIXTURES = Path(__file__).parent / "rules"
 
@@ -366,18 +368,20 @@ def test_no_probe_does_not_probe(monkeypatch):
     assert invoke("explain", "--no-probe", "Torch not compiled with CUDA enabled").exit_code == 0
 
 
-def test_explain_probes_by_default_and_survives_a_build_without_probes(monkeypatch):
+def test_explain_probes_this_machine_by_default(monkeypatch):
     import gpudoctor.commands.check as check
 
     called = []
 
-    def no_probes(*a, **k):
+    def probe(*a, **k):  # this machine, as the probes would see it (the GD201 fixture's)
         called.append(True)
-        raise ImportError("no probes in this build")
+        data = json.loads((FIXTURES / "GD201" / "bad.json").read_text())
+        data.pop("_note", None)
+        return replace(Snapshot.from_dict(data), origin="live")
 
-    monkeypatch.setattr(check, "probe", no_probes)
-    res = invoke("explain", "Torch not compiled with CUDA enabled")
-    assert called and res.exit_code == 0 and "On this machine" not in res.stdout
+    monkeypatch.setattr(check, "probe", probe)
+    res = invoke("explain", "CUDA driver version is insufficient for CUDA runtime version")
+    assert called and res.exit_code == 0 and "On this machine" in res.stdout and "GD201" in res.stdout
 
 
 @pytest.mark.parametrize("entry, message", [

@@ -189,12 +189,6 @@ def test_here_without_gpu_says_so(small, monkeypatch):
     assert data["gpus"] == [] and data["here"]["gpus_found"] == 0
 
 
-def test_here_without_probes(small, monkeypatch):
-    monkeypatch.setattr(plan_cmd, "_collect_snapshot", lambda: None)
-    result = invoke("plan", "gpt2", "--here")
-    assert result.exit_code == 2 and "probes" in result.stderr
-
-
 def test_here_job_too_big_exits_1(small, monkeypatch):
     monkeypatch.setattr(plan_cmd, "_collect_snapshot", lambda: _snapshot(
         Gpu(index=0, name="Tesla T4", memory_total_mib=15360, compute_capability="7.5")))

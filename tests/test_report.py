@@ -57,17 +57,6 @@ def test_output_file(tmp_path):
     assert "alice" not in out.read_text() and "<details>" in out.read_text()
 
 
-def test_live_report_needs_probes_or_says_so(monkeypatch):
-    import gpudoctor.commands.check as check
-
-    def no_probes(*a, **k):
-        raise ImportError("no probes")
-
-    monkeypatch.setattr(check, "probe", no_probes)
-    res = invoke("report")
-    assert res.exit_code == 2 and "--from" in res.stderr
-
-
 @pytest.mark.parametrize("text, expected", [
     ("node='gpu-box-17', release='6.8.0'", "node='<host>', release='6.8.0'"),
     ("(venv) bob@gpu-box-17:~/work$ nvidia-smi", "(venv) <user>@<host>:~/work$ nvidia-smi"),
