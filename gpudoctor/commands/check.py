@@ -8,10 +8,10 @@ import click
 
 from gpudoctor.cli import InputError
 from gpudoctor.findings import ExitCode
+from gpudoctor.render.emit import OutputFormat, emit, format_option
 from gpudoctor.serde import DataError
 from gpudoctor.snapshot import Snapshot
 
-FORMATS = ("text", "json", "markdown", "github", "junit", "prometheus", "oneline", "nfd")
 PRECISIONS = ("tf32", "bf16", "fp8")
 DEEP_HELP = "Also import each framework in a subprocess (at most 60 s each; seconds usually)."
 
@@ -88,7 +88,7 @@ def python_option(f):
 @click.command()
 @python_option
 @click.option("--deep", is_flag=True, help=DEEP_HELP)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@format_option("check")
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1): for CI.")
 @click.option("--from", "from_file", metavar="SNAPSHOT.json",
@@ -128,7 +128,7 @@ def check(python, deep, fmt, as_json, strict, from_file, require, smoke, policy_
 
         report, ignored = apply_policy(report, policy)
         extra["policy"] = policy_data(policy, ignored)
-    emit(report, fmt, strict, verbose, extra, report_out)
+    _emit_report(report, fmt, strict, verbose, extra, report_out)
     sys.exit(report.exit_code(strict))
 
 
@@ -162,11 +162,12 @@ def _with_smoke(report, python):
     return replace(report, findings=tuple(sort_findings(list(report.findings) + extra)))
 
 
-def emit(report, fmt: str, strict: bool, verbose: bool, extra: dict | None = None,
-         report_out: str | None = None, command: str = "check") -> None:
+def _emit_report(report, fmt: str, strict: bool, verbose: bool, extra: dict, report_out: str | None) -> None:
+    """The report in `fmt`, and its JSON also in --report-out when asked."""
     from gpudoctor.render.json import dumps, report_data
+    from gpudoctor.render.report_views import report_views
 
-    data = {**report_data(report, command, strict), **(extra or {})}
+    data = {**report_data(report, "check", strict), **extra}
     if report_out:
         from gpudoctor.render.ci import write_report
 
@@ -174,29 +175,7 @@ def emit(report, fmt: str, strict: bool, verbose: bool, extra: dict | None = Non
             write_report(report_out, dumps(data))
         except OSError as exc:
             raise InputError(f"--report-out: cannot write {report_out}: {exc.strerror or exc}") from None
-    if fmt == "json":
-        click.echo(dumps(data))
-        return
-    from gpudoctor.render.ci import CI_FORMATS  # the CI views: not on the JSON path
-
-    if fmt == "nfd":
-        from gpudoctor.render.nfd import render as render_nfd
-
-        click.echo(render_nfd(report, strict), nl=False)
-    elif fmt in CI_FORMATS:
-        from gpudoctor.render.ci import render as render_ci
-        from gpudoctor.render.outcomes import from_report
-
-        click.echo(render_ci(fmt, from_report(report, command, strict, report_out)), nl=False)
-    elif fmt == "markdown":
-        from gpudoctor.render.markdown import render
-
-        click.echo(render(report), nl=False)
-    else:
-        from gpudoctor.render.console import stdout_console
-        from gpudoctor.render.text import render
-
-        render(report, stdout_console(), verbose)
+    emit("check", fmt, report_views(report, "check", strict, verbose, data, report_out))
 
 
 @click.command()
@@ -207,5 +186,5 @@ def snapshot(python, deep):
     from gpudoctor.render.json import dumps
 
     snap = probe(python, deep)  # the status is on stderr, on a terminal only: the JSON stays clean
-    click.echo(dumps(snap.to_dict()))
+    emit("snapshot", "json", {OutputFormat.JSON: lambda: dumps(snap.to_dict()) + "\n"})
     sys.exit(ExitCode.OK)

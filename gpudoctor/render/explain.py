@@ -1,5 +1,6 @@
-"""Display of `explain "ERROR TEXT"`: the catalogue entries a message matched,
-and what this machine's snapshot says about them."""
+"""Display of `explain GDnnn` (the code's documentation) and of `explain "ERROR
+TEXT"`: the catalogue entries a message matched, and what this machine's
+snapshot says about them."""
 
 from __future__ import annotations
 
@@ -13,6 +14,20 @@ from gpudoctor.findings import Finding
 from gpudoctor.render.json import finding_data
 from gpudoctor.rules.registry import RULES, all_rules
 from gpudoctor.snapshot import Snapshot
+
+
+def code_data(rule, doc: str) -> dict:
+    from gpudoctor.ruledocs import sections
+
+    return {"code": rule.code, "name": rule.name, "category": rule.category, "severity": rule.severity.value,
+            "summary": rule.summary, "sections": sections(doc)}
+
+
+def render_code(console: Console, rule, doc: str) -> None:
+    from rich.markdown import Markdown
+
+    console.print(f"[bold]{rule.code}[/] {rule.name} · {rule.severity.value} · category {rule.category}")
+    console.print(Markdown(doc))
 
 
 def entry_data(e: ErrorEntry, line: str) -> dict:

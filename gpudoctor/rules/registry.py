@@ -118,8 +118,4 @@ def _load_families() -> None:
     import importlib
 
     for mod in _FAMILIES:
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name != mod:
-                raise
+        importlib.import_module(mod)

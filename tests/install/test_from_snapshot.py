@@ -5,9 +5,8 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke
 
-from gpudoctor.cli import cli
 from gpudoctor.doctor import judge
 from gpudoctor.findings import Fix
 from gpudoctor.install.from_snapshot import fix_for_snapshot
@@ -45,7 +44,7 @@ def test_findings_carry_the_engines_commands(code, tmp_path):
     data.pop("_note", None)
     path = tmp_path / "s.json"
     path.write_text(json.dumps(data))
-    res = CliRunner().invoke(cli, ["install", fw, "--from", str(path), "--json"], catch_exceptions=False)
+    res = invoke("install", fw, "--from", str(path), "--json")
     assert json.loads(res.stdout)["commands"]["pip"] == engine.commands[0]
 
 
