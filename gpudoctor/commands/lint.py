@@ -108,7 +108,13 @@ def lint(files, driver, gpus, sms, python, os_name, arch, cpu, from_file, fmt, s
         from gpudoctor.render.github import render
         from gpudoctor.render.outcomes import from_findings
 
+        from gpudoctor.render.github import escape_data, escape_property
+
         click.echo(render(from_findings(findings, "lint", strict), os.environ), nl=False)
+        for r in reports:  # an include that cannot be read: a warning on the line that names it
+            for file, line, text in r.notices:
+                click.echo(f"::warning file={escape_property(file)},line={line},title=gpudoctor lint::"
+                           f"{escape_data(text)}")
     else:
         _text(reports, described, verbose)
     sys.exit(code)
@@ -136,15 +142,15 @@ def _text(reports, described: str, verbose: bool) -> None:
     for r in reports:
         click.echo(f"\n{r.path} ({r.kind})")
         for b in r.builds:
-            at = f"line {b.line}" if b.line else "?"
+            at = (f"{b.file}:{b.line}" if b.file else f"line {b.line}") if b.line else "?"
             click.echo(f"  resolves {b.name} {b.version or '?'} [{b.build}] ({at}): {b.how}")
         if not r.builds:
             click.echo("  resolves no framework build gpudoctor judges")
         for f in r.findings:
             if f.severity is Severity.INFO and not verbose:
                 continue
-            line = f.location.line if f.location else None
-            click.echo(f"  {r.path}:{line or 1}: {f.code} {f.severity.value}: {f.title}")
+            file, line = (f.location.file, f.location.line) if f.location else (r.path, None)
+            click.echo(f"  {file}:{line or 1}: {f.code} {f.severity.value}: {f.title}")
             if verbose:
                 for e in f.evidence:
                     click.echo(f"      {e.fact} = {e.value}  ({e.source})")
