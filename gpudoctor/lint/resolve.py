@@ -158,6 +158,8 @@ def _image(src: Source, m, platform: str, python, res: Resolution) -> Framework 
     ref = src.images[-1]
     where = f"{src.path}:{ref.line} FROM {ref.ref}"
     res.lines["image"] = ref.line
+    res.snapshot = dataclasses.replace(res.snapshot, system=dataclasses.replace(
+        res.snapshot.system, image=Fact(ref.ref, where)))
     if (hit := _NVIDIA_CUDA.match(ref.ref)):
         res.snapshot = dataclasses.replace(res.snapshot, system=dataclasses.replace(
             res.snapshot.system, image_require_cuda=Fact(hit.group(1), f"{where} (NVIDIA_REQUIRE_CUDA cuda>={hit.group(1)})")))
@@ -173,15 +175,33 @@ def _image(src: Source, m, platform: str, python, res: Resolution) -> Framework 
         if row is None:
             res.notes.append(f"line {ref.line}: {ref.ref}: this NGC tag is not in gpudoctor's data")
             return None
-        fw = Framework("torch", version=Fact(row.framework_version, row.source) if row.framework_version else
-                       Fact(None, "", ("NGC release notes row has no framework version",)),
-                       build=Fact("cuda", row.source), cuda=Fact(row.cuda, row.source),
-                       arch_list=Fact(None, "", ("NGC images: arch list not in gpudoctor's data",)))
-        res.builds.append(Resolved("torch", row.framework_version, f"CUDA {row.cuda} (NGC {row.tag})",
-                                   f"image {ref.ref}", ref.line, row.source))
-        return fw
+        return _ngc(row, ref, where, res)
     res.notes.append(f"line {ref.line}: base image {ref.ref} carries no framework gpudoctor knows")
     return None
+
+
+def _ngc(row, ref, where: str, res: Resolution) -> Framework:
+    """An NGC framework image: the torch inside it, and what its release notes require of
+    the host (driver floor with its data-center branches, SM floor) as image facts."""
+    why = f"{where} ({row.source})"
+    system = res.snapshot.system
+    system = dataclasses.replace(
+        system,
+        image_driver_floor=Fact(row.min_driver_linux, why) if row.min_driver_linux else system.image_driver_floor,
+        image_datacenter_drivers=(Fact(tuple(row.datacenter_drivers), why) if row.datacenter_drivers
+                                  else system.image_datacenter_drivers),
+        image_min_sm=Fact(row.min_sm, why) if row.min_sm else system.image_min_sm,
+        python=(Fact(row.python, why) if row.python and not system.python.known else system.python))
+    res.snapshot = dataclasses.replace(res.snapshot, system=system)
+    fw = Framework("torch", version=Fact(row.framework_version, row.source) if row.framework_version else
+                   Fact(None, "", ("NGC release notes row has no framework version",)),
+                   location=ref.ref,  # inside the image: its release notes, not the CUDA alone, set its floor
+                   build=Fact("cuda", row.source), cuda=Fact(row.cuda, row.source),
+                   cudnn=Fact(row.cudnn, row.source) if row.cudnn else Fact(),
+                   arch_list=Fact(None, "", ("NGC images: the arch list is not in the release notes",)))
+    res.builds.append(Resolved("torch", row.framework_version, f"CUDA {row.cuda} (NGC {row.tag})",
+                               f"image {ref.ref}", ref.line, row.source))
+    return fw
 
 
 def _companion(src: Source, req: Req, torch: Framework | None, m) -> Companion:
