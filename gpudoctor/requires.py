@@ -129,12 +129,12 @@ def _image_notes(s: Snapshot, out: HostNeeds) -> Need | None:
     floor, alternatives, min_sm = (s.system.image_driver_floor, s.system.image_datacenter_drivers,
                                    s.system.image_min_sm)
     need = None
-    if floor.known:
+    if floor.value is not None:
         also = (f"; on data-center GPUs also {', '.join(alternatives.value)} or later on their branch"
-                if alternatives.known and alternatives.value else "")
+                if alternatives.value else "")
         need = Need(floor.value, f"{floor.source}{also}")
-        out.driver["linux"] = _max_need(out.driver.get("linux"), need, _dkey)
-    if min_sm.known:
+        out.driver["linux"] = _max_need(out.driver.get("linux"), need, _dkey) or need
+    if min_sm.value is not None:
         out.min_sm = _max_need(out.min_sm, Need(min_sm.value, min_sm.source), _cckey)
     return need
 

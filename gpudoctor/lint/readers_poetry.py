@@ -153,6 +153,11 @@ def _lock_marker(pkg: dict) -> str | None:
     return None
 
 
+def _table(data: dict, key: str) -> dict:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _markers_by_source(project: dict | None) -> dict[tuple[str, str | None], str | None]:
     """(package, source name or None for PyPI) -> where the project wants it from there.
     Only constraints that name a source count: they are what splits a package across
@@ -172,18 +177,19 @@ def _markers_by_source(project: dict | None) -> dict[tuple[str, str | None], str
 def read_lock(path: str, data: dict, text: str, project: dict | None) -> Source:
     source = Source(path, "poetry.lock")
     packages = [p for p in data.get("package") or [] if isinstance(p, dict) and "name" in p]
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    old_files = meta.get("files") if isinstance(meta.get("files"), dict) else {}  # lock 1.1
+    meta = _table(data, "metadata")
+    old_files = _table(meta, "files")  # lock 1.1
     counts: dict[str, int] = {}
     for pkg in packages:
         counts[normalize(pkg["name"])] = counts.get(normalize(pkg["name"]), 0) + 1
     by_source = _markers_by_source(project)
-    marked, unmarked = [], []
+    marked: list[Req] = []
+    unmarked: list[Req] = []
     for pkg in packages:
         req = _lock_req(pkg, text, old_files)
         name = req.name
         if req.marker is None and counts[name] > 1 and _lock_marker(pkg) is None:
-            src = pkg.get("source") if isinstance(pkg.get("source"), dict) else {}
+            src = _table(pkg, "source")
             key = (name, src.get("reference") if src.get("type") == "legacy" else None)
             if key in by_source:
                 req = dataclasses.replace(req, marker=by_source[key])
@@ -203,7 +209,7 @@ def read_lock(path: str, data: dict, text: str, project: dict | None) -> Source:
 
 def _lock_req(pkg: dict, text: str, old_files: dict) -> Req:
     name, version = normalize(pkg["name"]), str(pkg.get("version", ""))
-    src = pkg.get("source") if isinstance(pkg.get("source"), dict) else {}
+    src = _table(pkg, "source")
     files = pkg.get("files") or old_files.get(pkg["name"]) or []
     wheels = tuple(str(f["file"]) for f in files if isinstance(f, dict) and str(f.get("file", "")).endswith(".whl"))
     line = package_line(text, pkg["name"], version)

@@ -159,7 +159,7 @@ def toolkit_cannot_target(s: Snapshot, m):
       "A framework image's release notes support compute capability X.Y and later; a GPU is older.", FAMILY)
 def image_gpu_floor(s: Snapshot, m):
     floor = s.system.image_min_sm
-    if not floor.known:
+    if floor.value is None:
         return
     image = s.system.image.value or "the image"
     repository = image.split(":", 1)[0]

@@ -255,7 +255,8 @@ def _branch(version: str) -> str:
 
 
 def _image_repository(s: Snapshot) -> str | None:
-    return s.system.image.value.split(":", 1)[0] if s.system.image.known else None
+    image = s.system.image.value
+    return image.split(":", 1)[0] if image else None
 
 
 @rule("GD209", "image-driver-below-release-notes", "driver-too-old-for-runtime", Severity.ERROR,
@@ -263,11 +264,11 @@ def _image_repository(s: Snapshot) -> str | None:
       "release N or later'), and not a data-center branch they allow.", FAMILY)
 def image_driver_floor(s: Snapshot, m):
     floor = s.system.image_driver_floor
-    if not floor.known:
+    if floor.value is None:
         return
-    if not s.driver.version.known:
-        raise Unknown("the driver version is unknown")
     have = s.driver.version.value
+    if have is None:
+        raise Unknown("the driver version is unknown")
     if driver_at_least(have, floor.value) is not False:
         return
     alternatives = s.system.image_datacenter_drivers.value or ()
