@@ -186,8 +186,8 @@ def test_unparsable_requirement_lines_are_notes_not_crashes(tmp_path):
 
 
 def test_poetry_project_and_lock_shapes(tmp_path):
-    """Poetry's own shapes (no public poetry.lock with a CUDA torch source was found for a real
-    fixture): a caret spec with a source, and a lock package with a legacy source."""
+    """A caret spec with a local label and a source, and a minimal lock package with a legacy
+    source (the real projects and locks are in test_lint_poetry.py)."""
     project = tmp_path / "pyproject.toml"
     project.write_text('[tool.poetry.dependencies]\npython = "^3.11"\n'
                        'torch = {version = "^2.5.0+cu121", source = "torch-cu121"}\n\n'

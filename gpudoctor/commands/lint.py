@@ -98,11 +98,14 @@ def lint(files, driver, gpus, sms, python, os_name, arch, cpu, from_file, fmt, s
 
 def _views(reports, findings, described: str, code: int, strict: bool, verbose: bool) -> dict:
     from gpudoctor.render.json import dumps
-    from gpudoctor.render.lint import lint_data, render_text
+    from gpudoctor.render.lint import lint_data, notice_annotations, render_text
     from gpudoctor.render.outcomes import from_findings
     from gpudoctor.render.sarif import sarif_log
 
-    return {OutputFormat.JSON: lambda: dumps(lint_data(reports, described, code)) + "\n",
-            OutputFormat.SARIF: lambda: dumps(sarif_log(findings)) + "\n",
-            OutputFormat.TEXT: lambda: render_text(reports, described, verbose),
-            **ci_views(lambda: from_findings(findings, "lint", strict))}
+    views = {OutputFormat.JSON: lambda: dumps(lint_data(reports, described, code)) + "\n",
+             OutputFormat.SARIF: lambda: dumps(sarif_log(findings)) + "\n",
+             OutputFormat.TEXT: lambda: render_text(reports, described, verbose),
+             **ci_views(lambda: from_findings(findings, "lint", strict))}
+    github = views[OutputFormat.GITHUB]
+    views[OutputFormat.GITHUB] = lambda: github() + notice_annotations(reports)
+    return views

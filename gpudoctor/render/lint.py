@@ -31,15 +31,15 @@ def render_text(reports, described: str, verbose: bool) -> str:
     for r in reports:
         lines.append(f"\n{r.path} ({r.kind})")
         for b in r.builds:
-            at = f"line {b.line}" if b.line else "?"
+            at = (f"{b.file}:{b.line}" if b.file else f"line {b.line}") if b.line else "?"
             lines.append(f"  resolves {b.name} {b.version or '?'} [{b.build}] ({at}): {b.how}")
         if not r.builds:
             lines.append("  resolves no framework build gpudoctor judges")
         for f in r.findings:
             if f.severity is Severity.INFO and not verbose:
                 continue
-            line = f.location.line if f.location else None
-            lines.append(f"  {r.path}:{line or 1}: {f.code} {f.severity.value}: {f.title}")
+            file, line = (f.location.file, f.location.line) if f.location else (r.path, None)
+            lines.append(f"  {file}:{line or 1}: {f.code} {f.severity.value}: {f.title}")
             if verbose:
                 lines += [f"      {e.fact} = {e.value}  ({e.source})" for e in f.evidence]
             if f.fix is not None:
@@ -50,3 +50,11 @@ def render_text(reports, described: str, verbose: bool) -> str:
     warnings = sum(1 for r in reports for f in r.findings if f.severity is Severity.WARNING)
     lines.append(f"\n{errors} error(s), {warnings} warning(s) in {len(reports)} file(s)")
     return "\n".join(lines) + "\n"
+
+
+def notice_annotations(reports) -> str:
+    """An include that cannot be read: a GitHub warning on the line that names it."""
+    from gpudoctor.render.github import escape_data, escape_property
+
+    return "".join(f"::warning file={escape_property(file)},line={line},title=gpudoctor lint::{escape_data(text)}\n"
+                   for r in reports for file, line, text in r.notices)

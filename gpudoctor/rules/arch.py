@@ -14,6 +14,7 @@ from gpudoctor.rules.common import (
     gpu_label,
     need_gpus,
 )
+from gpudoctor.matrices import companion_queries as q
 from gpudoctor.rules.fixes import reinstall_fix
 from gpudoctor.rules.registry import rule
 from gpudoctor.snapshot import Framework, Gpu, Snapshot
@@ -181,4 +182,30 @@ def older_than_current_builds(s: Snapshot, m):
             f"{gpu_label(g)} is older than every current framework build (they start at sm_{floor.major}{floor.minor})",
             subject=f"GPU {g.index}", evidence=[gpu_evidence(g)],
             fix=Fix(how, (f"gpudoctor install torch --gpu \"{g.name}\"",) if last is not None else ()),
+        )
+
+
+@rule("GD307", "image-drops-gpu", "arch-dropped", Severity.ERROR,
+      "A framework image's release notes support compute capability X.Y and later; a GPU is older.", FAMILY)
+def image_gpu_floor(s: Snapshot, m):
+    floor = s.system.image_min_sm
+    if floor.value is None:
+        return
+    image = s.system.image.value or "the image"
+    repository = image.split(":", 1)[0]
+    torch = next((fw for fw in cuda_frameworks(s) if fw.name == "torch"), None)
+    for g in need_gpus(s):
+        if q.sm_at_least(g.compute_capability, floor.value) is not False:
+            continue
+        older = q.image_tags_for(m, repository, sm=g.compute_capability)
+        instead = (f"{repository}:{older[0].tag}-py3 is the newest tag in gpudoctor's data that supports it"
+                   if older else "no tag in gpudoctor's data supports it")
+        why = (f"{image} has no kernels for compute capability {g.compute_capability} ({instead}). "
+               "Or build on a CUDA base image and install a torch build that has them:")
+        fix = reinstall_fix(s, m, torch, why) if torch is not None else Fix(why)
+        yield image_gpu_floor.rule.finding(
+            f"{image} supports compute capability {floor.value} and later (its release notes); {gpu_label(g)}",
+            subject=f"GPU {g.index} × image",
+            evidence=[gpu_evidence(g), ev("system.image_min_sm", floor)],
+            fix=fix,
         )

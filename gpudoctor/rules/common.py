@@ -46,6 +46,14 @@ def cuda_frameworks(snap: Snapshot) -> list[Framework]:
     return [fw for fw in snap.frameworks or () if fw.build.value == "cuda"]
 
 
+def floor_from_image(snap: Snapshot, fw: Framework) -> bool:
+    """A framework inside a base image whose release notes state the driver floor: that
+    floor (GD209), with the data-center branches the image's CUDA forward compatibility
+    allows, decides instead of the CUDA version's minor-version compatibility."""
+    return (snap.system.image_driver_floor.known and snap.system.image.known
+            and fw.location == snap.system.image.value)
+
+
 def need_frameworks(snap: Snapshot) -> tuple[Framework, ...]:
     if snap.frameworks is None:
         raise Unknown("the installed frameworks are unknown")

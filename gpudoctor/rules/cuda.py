@@ -15,6 +15,7 @@ from gpudoctor.rules.common import (
     driver_install_commands,
     ev,
     ev_value,
+    floor_from_image,
     fw_label,
     gpu_cc,
     gpu_evidence,
@@ -23,9 +24,10 @@ from gpudoctor.rules.common import (
     on_search_path,
 )
 from gpudoctor.rules.fixes import reinstall_fix
+from gpudoctor.matrices import companion_queries as q
 from gpudoctor.rules.registry import Unknown, rule
 from gpudoctor.snapshot import Snapshot
-from gpudoctor.versions import cuda_version
+from gpudoctor.versions import cuda_version, driver_at_least
 
 FAMILY = "cuda"
 
@@ -52,7 +54,7 @@ def _branch_for(floor: str | None) -> int:
 def too_old_for_build(s: Snapshot, m):
     _need_driver(s)
     for fw in cuda_frameworks(s):
-        if not fw.cuda.known:
+        if not fw.cuda.known or floor_from_image(s, fw):
             continue
         v = driver_supports(fw.cuda.value, s.driver.version.value, s.driver.cuda_api.value, m, _os(s))
         if v.support is not DriverSupport.TOO_OLD:
@@ -76,6 +78,8 @@ def too_old_for_build(s: Snapshot, m):
 def minor_compat(s: Snapshot, m):
     _need_driver(s)
     for fw in cuda_frameworks(s):
+        if floor_from_image(s, fw):
+            continue
         v = driver_supports(fw.cuda.value, s.driver.version.value, s.driver.cuda_api.value, m, _os(s))
         if v.support is not DriverSupport.MINOR_COMPAT:
             continue
@@ -243,6 +247,61 @@ def image_requires(s: Snapshot, m):
                 f"or upgrade the driver to {floor or 'a newer branch'}.",
                 (f"# FROM nvidia/cuda:{have}.0-runtime-ubuntu22.04   (a tag of the driver's CUDA or older)",)
                 + driver_install_commands(s, int(floor.split(".")[0]) if floor else 580)),
+    )
+
+
+def _branch(version: str) -> str:
+    return version.split(".", 1)[0]
+
+
+def _image_repository(s: Snapshot) -> str | None:
+    image = s.system.image.value
+    return image.split(":", 1)[0] if image else None
+
+
+@rule("GD209", "image-driver-below-release-notes", "driver-too-old-for-runtime", Severity.ERROR,
+      "The driver is older than a framework image's release notes require (NGC: 'requires NVIDIA Driver "
+      "release N or later'), and not a data-center branch they allow.", FAMILY)
+def image_driver_floor(s: Snapshot, m):
+    floor = s.system.image_driver_floor
+    if floor.value is None:
+        return
+    have = s.driver.version.value
+    if have is None:
+        raise Unknown("the driver version is unknown")
+    if driver_at_least(have, floor.value) is not False:
+        return
+    alternatives = s.system.image_datacenter_drivers.value or ()
+    on_branch = next((a for a in alternatives if _branch(a) == _branch(have) and driver_at_least(have, a)), None)
+    gpus = need_gpus(s)
+    segments = {(model.segment if (model := m.gpu(g.name)) else None) for g in gpus}
+    datacenter = segments == {"data-center"}
+    severity = Severity.ERROR
+    branch_note = ""
+    if on_branch is not None:
+        # CUDA forward compatibility, which the image carries, runs on data-center GPUs only.
+        if datacenter:
+            return
+        known_not = segments & {"consumer", "embedded"}
+        if not known_not:
+            severity = Severity.WARNING
+        branch_note = (f" Driver {have} is on the R{_branch(have)} branch the notes allow from {on_branch} on "
+                       "data-center GPUs; " + ("these GPUs are not data-center ones." if known_not else
+                                               "these GPUs are not known to be data-center ones."))
+    repository = _image_repository(s)
+    older = q.image_tags_for(m, repository, driver=have, datacenter=datacenter) if repository else []
+    instead = (f"or base the image on {repository}:{older[0].tag}-py3, the newest tag in gpudoctor's data whose "
+               f"release notes this driver meets" if older else "no tag in gpudoctor's data has a floor this "
+               "driver meets")
+    commands = driver_install_commands(s, _branch_for(floor.value))
+    if older:
+        commands = commands + (f"# or, in the Dockerfile: FROM {repository}:{older[0].tag}-py3",)
+    yield image_driver_floor.rule.finding(
+        f"{s.system.image.value or 'the image'} requires driver {floor.value}+ (its release notes); "
+        f"this is {have}", subject="image", severity=severity,
+        evidence=[ev("system.image_driver_floor", floor), ev("driver.version", s.driver.version)]
+        + ([ev("system.image_datacenter_drivers", s.system.image_datacenter_drivers)] if alternatives else []),
+        fix=Fix(f"Upgrade the driver to {floor.value} or newer, {instead}.{branch_note}", commands),
     )
 
 
