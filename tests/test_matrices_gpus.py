@@ -13,6 +13,7 @@ from gpudoctor.matrices import load_matrices
 from gpudoctor.matrices.gpu_names import all_words_in as _all_words_in
 from gpudoctor.matrices.gpu_names import normalise as _norm_gpu
 from gpudoctor.matrices.records import GpuModel
+from gpudoctor.smoke.rates import achievable, board_class
 from gpudoctor.versions import compute_capability
 
 M = load_matrices(overlay=None)  # shipped data only: a user overlay must not change the verdict
@@ -282,6 +283,8 @@ def test_laptop_rows_say_which_configuration(g: GpuModel) -> None:
     # A laptop's clock is its maker's power limit: the note must say which clock and power the figures are for.
     assert re.search(r"\d{3,4} MHz", g.note) and re.search(r"\d+ W", g.note), g.note
     assert M.gpu_family(g.name).compute_capability == g.compute_capability
+    # ... so smoke gives no rate verdict for one, even at 75 W or less.
+    assert board_class(g) == "laptop" and achievable(M, g, "gemm_bf16", "fp32") is None
 
 
 def test_quadro_and_ada_rtx_6000_are_told_apart() -> None:
