@@ -149,7 +149,7 @@ def resolve_targets(names: tuple[str, ...], matrices) -> list:
               help="GPUs shown in the table (0: all). --json always lists every one.")
 @click.option("--sort", "sort", type=click.Choice(("cost", "time", "fit")), default="cost", show_default=True,
               help="Rank the GPUs that fit by job cost (rentable first), time, or tightest fit.")
-@click.option("--edge", is_flag=True, help="Include embedded boards (Jetson) among the candidates.")
+@click.option("--edge", is_flag=True, help="Include embedded boards (Jetson) and laptop GPUs among the candidates.")
 @click.option("--quantizer", type=click.Choice(("bitsandbytes", "torchao")), default="bitsandbytes",
               show_default=True, help="QLoRA's NF4 implementation (torchtune uses torchao).")
 @click.option("--bnb-version", metavar="VERSION",

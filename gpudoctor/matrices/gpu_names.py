@@ -20,6 +20,9 @@ from gpudoctor.matrices import records as r
 
 CLOSE_SPELLING = 3  # rank of a difflib-only match: a suggestion, never an answer
 MOBILE = {"laptop", "mobile"}
+# Words that make another model of the same number ("RTX 3070" is not the 3070 Ti, "4090" not
+# the 4090 D), unlike memory or form-factor words ("a100" stands for every A100).
+VARIANT = {"ti", "super", "d"}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -55,13 +58,14 @@ def rank(gpus: Sequence[r.GpuModel], words_of_rows: Sequence[tuple[int, list[str
     """(score, row) for every row a name may mean, best first. Scores: 0 exact,
     1 every word of the name in the row ("a100" -> all A100s), 2 every word of
     the row in the name (a MIG device string), CLOSE_SPELLING a suggestion.
-    A laptop part never matches its desktop namesake except as a suggestion."""
+    A laptop part never matches its desktop namesake, nor a Ti, SUPER or D card its plain
+    namesake (or the other way round), except as a suggestion."""
     query = normalise(name).split()
     if not query:
         return []
     scores: dict[int, tuple[int, int]] = {}
     for i, words in words_of_rows:
-        if MOBILE.intersection(query) - MOBILE.intersection(words):
+        if MOBILE.intersection(query) - MOBILE.intersection(words) or VARIANT.intersection(query) != VARIANT.intersection(words):
             continue
         if words == query:
             score = (0, 0)
