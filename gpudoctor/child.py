@@ -168,13 +168,23 @@ class Ended:
 
 # Children running now, in any thread: a command run in a worker thread never
 # sees the main thread's Ctrl-C, so the main thread kills these on its way out.
+# _STARTING is held from Popen until the child is in _RUNNING: a child another
+# thread has just started (and may not have registered yet, waiting for the GIL)
+# is still found and killed.
 _RUNNING: set[subprocess.Popen] = set()
+_STARTING = threading.RLock()
 
 
 def kill_running_commands() -> None:
     """Kill the process group of every child still running (for a thread
     that is interrupted while another one waits on a child)."""
-    for proc in list(_RUNNING):
+    got = _STARTING.acquire(timeout=AFTER_STOP_S)  # a start stuck in exec must not hold up the exit
+    try:
+        running = list(_RUNNING)
+    finally:
+        if got:
+            _STARTING.release()
+    for proc in running:
         kill_group(proc)
 
 
@@ -214,19 +224,20 @@ def run_child(argv: Sequence[str], *, timeout: float, stdout: Sink, stderr: Sink
     """
     argv = [str(a) for a in argv]
     start = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(env) if env is not None else None,
-            start_new_session=True,
-            preexec_fn=CHILD_PREEXEC,
-        )
-    except OSError as exc:
-        return Ended(None, start_error=exc)
-    _RUNNING.add(proc)
+    with _STARTING:
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=dict(env) if env is not None else None,
+                start_new_session=True,
+                preexec_fn=CHILD_PREEXEC,
+            )
+        except OSError as exc:
+            return Ended(None, start_error=exc)
+        _RUNNING.add(proc)
     full = threading.Event()
     assert proc.stdout is not None and proc.stderr is not None
     readers = [_Reader(proc.stdout, stdout, full), _Reader(proc.stderr, stderr, full)]

@@ -191,3 +191,30 @@ def test_a_child_waited_on_in_another_thread_is_killed_on_the_way_out():
     child.kill_running_commands()
     worker.join(10)
     assert not worker.is_alive() and result[0].returncode == -signal.SIGKILL
+
+
+def test_a_child_started_but_not_yet_registered_is_still_killed(monkeypatch):
+    # The race behind a flaky SIGTERM test: a worker thread's Popen has
+    # returned, but the thread has not yet run the line that registers the
+    # child (it waits for the GIL) when the main thread kills what runs.
+    started, release = threading.Event(), threading.Event()
+    real_popen = child.subprocess.Popen
+
+    def slow_popen(*args, **kwargs):
+        proc = real_popen(*args, **kwargs)
+        started.set()
+        release.wait(10)  # the registering thread is held up here
+        return proc
+
+    monkeypatch.setattr(child.subprocess, "Popen", slow_popen)
+    result: list = []
+    worker = threading.Thread(target=lambda: result.append(_run(["sleep", "60"], timeout=60)[0]))
+    worker.start()
+    assert started.wait(10)
+    killer = threading.Thread(target=child.kill_running_commands)
+    killer.start()
+    time.sleep(0.2)
+    release.set()
+    killer.join(10)
+    worker.join(10)
+    assert not worker.is_alive() and result[0].returncode == -signal.SIGKILL
