@@ -81,6 +81,17 @@ def test_rules_lists_every_code_and_explain_shows_docs():
     assert "minor-version compatibility" in out.lower() and "How to fix" in out
 
 
+def test_rules_and_explain_show_each_codes_status_and_release():
+    listed = json.loads(invoke("rules", "--json").stdout)
+    assert all(r["status"] in ("stable", "preview", "deprecated") and r["since"] for r in listed)
+    assert {r["code"]: r["since"] for r in listed}["GD201"] == "0.1.0"
+    assert "Since" in invoke("rules").stdout
+    shown = json.loads(invoke("explain", "GD201", "--json").stdout)
+    assert (shown["status"], shown["since"]) == ("stable", "0.1.0")
+    shown = " ".join(invoke("explain", "GD201").stdout.split())  # the header line may wrap
+    assert "category driver-too-old-for-runtime · stable since 0.1.0 GD201: Driver too old" in shown
+
+
 def test_explain_unknown_code_exit_2():
     res = invoke("explain", "GD999")
     assert res.exit_code == 2

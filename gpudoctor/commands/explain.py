@@ -51,9 +51,8 @@ def _explain_code(code: str, as_json: bool) -> None:
     from gpudoctor.render.explain import code_data, render_code
     from gpudoctor.render.json import dumps
     from gpudoctor.ruledocs import doc_text
-    from gpudoctor.rules.registry import RULES, all_rules
+    from gpudoctor.rules.registry import RULES
 
-    all_rules()
     rule = RULES.get(code)
     text = doc_text(code)
     if rule is None or text is None:
@@ -94,12 +93,11 @@ def _machine(tailor: tuple[str | None, str | None], entries):
     from gpudoctor.commands.check import load_snapshot_file, probe
     from gpudoctor.doctor import judge
     from gpudoctor.matrices import load_matrices
-    from gpudoctor.rules.registry import RULES, all_rules
+    from gpudoctor.rules.registry import RULES
 
     from_file, python = tailor
     snapshot = load_snapshot_file(from_file) if from_file else probe(python, deep=False, quiet=True)
     report = judge(snapshot, load_matrices())
-    all_rules()
     codes = {c for e in entries for c in (*e.related, *(e.code and [e.code] or []))}
     categories = {e.category or (RULES[e.code].category if e.code in RULES else None) for e in entries}
     relevant = [f for f in report.findings if f.code in codes or f.category in categories - {None, "info"}]

@@ -18,7 +18,7 @@ from gpudoctor.diagnose.collect import Read
 from gpudoctor.doctor import Report, judge, verdicts
 from gpudoctor.findings import Evidence, Finding, Fix, Outcome, RuleResult, sort_findings
 from gpudoctor.matrices import Matrices
-from gpudoctor.rules.registry import RULES, all_rules
+from gpudoctor.rules.registry import RULES
 from gpudoctor.snapshot import Snapshot
 from gpudoctor.versions import compute_capability, parse_numeric
 
@@ -26,7 +26,6 @@ MAX_EVIDENCE = 3
 
 
 def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
-    all_rules()
     entries = {e.id: e for e in load_catalog()}
     by_key: dict[tuple[str, str], Finding] = {}
     seen = {sig.entry for sig in d.signals}

@@ -15,7 +15,8 @@ import sys
 import threading
 from dataclasses import dataclass
 
-from gpudoctor.host import Host, RealHost, kill_running_commands
+from gpudoctor.child import kill_running_commands
+from gpudoctor.host import Host, RealHost
 from gpudoctor.scripts import script_path
 
 TARGET_TIMEOUT_S = 10.0

@@ -4,7 +4,7 @@ and the distribution-specific commands fixes need."""
 from __future__ import annotations
 
 from gpudoctor.findings import Evidence
-from gpudoctor.rules.registry import Unknown
+from gpudoctor.rules.rule import Unknown
 from gpudoctor.snapshot import Fact, Framework, Gpu, Snapshot
 from gpudoctor.versions import ComputeCapability, compute_capability
 
