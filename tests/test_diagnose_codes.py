@@ -74,3 +74,41 @@ def test_a_runs_on_the_cpu_message_beside_a_gpu_warns(gpu, category):
     report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
     assert [f.category for f in report.findings if f.severity.value in ("error", "warning")] == \
         ([category] if category else [])
+
+
+def _findings(paste: str):
+    m = load_matrices(overlay=None)
+    return diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True).findings
+
+
+def test_a_capability_above_pytorchs_highest_of_the_same_major_is_a_note():
+    warning = ("Found GPU0 NVIDIA GB10 which is of cuda capability 12.1. Minimum and Maximum cuda capability "
+               "supported by this version of PyTorch is (8.0) - (12.0)\n")
+    assert [(f.code, f.severity.value, f.category) for f in _findings(warning) if f.code == "GD801"] == \
+        [("GD801", "info", "info")]
+    older = warning.replace("12.1", "7.5")
+    assert [(f.severity.value, f.category) for f in _findings(older) if f.code == "GD801"] == \
+        [("error", "arch-dropped")]
+
+
+@pytest.mark.parametrize("stated,category", [("The cuda is 12.6 and the cudnn is 9.3.\n", "cudnn-version-mismatch"),
+                                             ("", "cudnn-missing")])
+def test_onnxruntime_names_the_cudnn_major_it_wants(stated, category):
+    line = ("[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 CreateExecutionProviderInstance] Failed to "
+            "create CUDAExecutionProvider. Require cuDNN 8.* and CUDA 12.*. Please install all dependencies\n")
+    assert [f.category for f in _findings(stated + line) if f.code == "GD805"] == [category]
+
+
+def test_paddle_device_notice_gives_the_gpu_and_the_wheels_cuda():
+    log = ("W0214 14:20:51.479054 24961 device_context.cc:447] Please NOTE: device: 0, GPU Compute Capability: 8.6, "
+           "Driver API Version: 11.4, Runtime API Version: 10.2\n"
+           "W0214 14:20:51.479620 24961 device_context.cc:465] device: 0, cuDNN Version: 8.3.\n"
+           "RuntimeError: parallel_for failed: cudaErrorNoKernelImageForDevice: no kernel image is available for "
+           "execution on the device\n")
+    m = load_matrices(overlay=None)
+    d = read_paste(log, matrices=m, debug=True)
+    paddle = d.snapshot.framework("paddle")
+    assert (paddle.cuda.value, paddle.cudnn.value, d.snapshot.driver.cuda_api.value) == ("10.2", "8.3", "11.4")
+    assert [g.compute_capability for g in d.snapshot.gpus] == ["8.6"]
+    # CUDA 10.2 cannot compile for sm_86: the build predates the GPU
+    assert [f.category for f in _findings(log) if f.code == "GD801"] == ["arch-too-new-for-cuda"]

@@ -241,6 +241,16 @@ MESSAGES = {
     "bnb-int8-matmul-unsupported": "Exception: Your GPU does not support Int8 Matmul!",
     "windows-paging-file-too-small": "OSError: [WinError 1455] The paging file is too small for this operation to "
                                      "complete.",
+    "jax-cuda-lib-older-than-built": "CUDA backend failed to initialize: Found cuBLAS version 120103, but JAX was "
+                                     "built against version 120205, which is newer.",
+    "onnxruntime-provider-requires": "[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 "
+                                     "CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider. "
+                                     "Require cuDNN 8.* and CUDA 12.*. Please install all dependencies",
+    "paddle-cudnn-not-loaded": "Error: Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion at "
+                               "(/paddle/paddle/fluid/platform/dynload/cudnn.cc:63)",
+    "lightning-gpus-requested-none-available": "pytorch_lightning.utilities.exceptions.MisconfigurationException: "
+                                               "GPUs requested but none are available.",
+    "cupy-several-packages": "  CuPy may not function correctly because multiple CuPy packages are installed",
     "nvidia-smi-not-found": "/aio/entrypoint.sh: line 52: nvidia-smi: command not found",
     "a1111-incompatible-python": "INCOMPATIBLE PYTHON VERSION",
     "torch-library-missing-for-extension": "OSError: libtorch_cuda_cpp.so: cannot open shared object file: No such "

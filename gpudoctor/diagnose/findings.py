@@ -16,7 +16,7 @@ from gpudoctor.diagnose import Diagnosis
 from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.diagnose.collect import Read
 from gpudoctor.doctor import Report, judge, verdicts
-from gpudoctor.findings import Evidence, Finding, Fix, Outcome, RuleResult, sort_findings
+from gpudoctor.findings import Evidence, Finding, Fix, Outcome, RuleResult, Severity, sort_findings
 from gpudoctor.matrices import Matrices
 from gpudoctor.rules.registry import RULES
 from gpudoctor.snapshot import Snapshot
@@ -41,8 +41,15 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             continue  # the paste also shows the message that names the real cause
         rule = RULES[entry.code]
         category = _category(entry.code, entry.category, d, m)
+        severity = None
         if entry.code == "GD807" and _cuda_it_wants_is_there(sig.text, d.snapshot):
             category = "cudnn-missing"  # not another CUDA: the right one, not found
+        if _other_cudnn_major_shown(sig.text, sig.source, d.snapshot):
+            category = "cudnn-version-mismatch"
+        if category == "arch-in-range":
+            # PyTorch warns for any capability above its highest, but a cubin serves every
+            # later minor of its major: GB10 (12.1) runs the sm_120 kernels.
+            category, severity = "info", Severity.INFO
         evidence = Evidence("error", sig.text, sig.source)
         key = (entry.code, entry.id)
         if key in by_key:
@@ -51,7 +58,7 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
                 by_key[key] = dataclasses.replace(f, evidence=f.evidence + (evidence,))
             continue
         by_key[key] = rule.finding(
-            entry.title, evidence=[evidence], category=category,
+            entry.title, evidence=[evidence], category=category, severity=severity,
             fix=Fix(" ".join((entry.fix, *entry.steps)) + f" (source: {entry.source})", entry.commands),
         )
     return list(by_key.values())
@@ -80,6 +87,21 @@ def _cuda_it_wants_is_there(text: str, s: Snapshot) -> bool:
         if len(have) >= 1 and have[0] == want[0] and (want[1] is None or (len(have) > 1 and have[1] == want[1])):
             return True
     return False
+
+
+_REQUIRE_CUDNN = re.compile(r"Require cuDNN (\d+)\.", re.I)
+
+
+def _other_cudnn_major_shown(text: str, source: str, s: Snapshot) -> bool:
+    """The message names the cuDNN major its build wants and the paste shows another
+    (on another line: the free-text reader also reads the message's own "cuDNN 8")."""
+    m = _REQUIRE_CUDNN.search(text)
+    if m is None:
+        return False
+    line = source.rsplit(" ", 1)[-1]
+    majors = {(parse_numeric(lib.version) or (None,))[0] for lib in s.cudnn or ()
+              if lib.version and lib.source.rsplit(" ", 1)[-1] != line}
+    return bool(majors) and int(m.group(1)) not in majors
 
 
 def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices | None) -> str | None:
@@ -123,6 +145,8 @@ def _arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> st
         return "arch-dropped"
     if ccs and high and all(c > high and c.major != high.major for c in ccs):
         return "arch-too-new-for-cuda"
+    if ccs and low and high and reads.get("torch.cc_max") and all(low <= c and c.major == high.major for c in ccs):
+        return "arch-in-range"
     if ccs and low is None and high is None and m is not None:
         return _against_current_builds(ccs, m)
     return "arch-not-in-build"
