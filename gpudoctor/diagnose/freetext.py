@@ -89,6 +89,15 @@ _SINGULARITY = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\
 _SINGULARITY_RUN = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\b[^\n]{0,400}", re.I)
 # A batch job: what it sees is what the scheduler granted it.
 _SLURM = re.compile(r"^#SBATCH\b|\b(?:srun|sbatch|salloc)[ \t]+-|\bSLURM_(?:JOB_ID|JOBID|NODELIST|STEP_GPUS)\b", re.M)
+# (pattern, kind, needles: every match contains one of them, in lower case), first match wins.
+_CONTAINER_CLUES = (
+    (_K8S, "kubernetes", ("kubectl", "nvidia.com/gpu", "kind:", "kubernetes", "k8s", "gke", "eks", "aks", "k3s",
+                          "k0s", "microk8s", "openshift", " pod")),
+    (_CONTAINER, "docker", ("docker", "podman", "nerdctl", "root@", "container", "nvidia/cuda", "pytorch/pytorch",
+                            "tensorflow/tensorflow", "nvcr.io")),
+    (_SINGULARITY, "singularity", ("singularity", "apptainer")),
+    (_SLURM, "slurm", ("#sbatch", "srun", "sbatch", "salloc", "slurm_")),
+)
 
 # GPU names as typed. The consumer and workstation families need no context;
 # short data-center names ("T4", "A100", "L4") and bare numbers ("my 3090") only
@@ -202,21 +211,29 @@ def _system(p: Paste, f: Facts, found) -> None:
         if wsl and m.group(1).lower().startswith("windows"):
             continue  # under WSL2 the Windows version describes the host, not the Linux that runs the code
         note_os(f, m.group(1), src, STATED)
-    for rx, name in ((_LINUX_PATH, "linux"), (_WINDOWS_PATH, "windows"), (_MAC_PATH, "darwin")):
-        m = rx.search(p.text)
+    def search(rx: re.Pattern, needles: tuple[str, ...]):
+        # Each pattern's matches all contain one of its needles: a cheap test spares
+        # a regex pass over a long log that has none of them.
+        return rx.search(p.text) if any(n in p.lower for n in needles) else None
+
+    for rx, name, needles in ((_LINUX_PATH, "linux", ("python3.",)),
+                              (_WINDOWS_PATH, "windows", (":\\", "\\lib\\site-packages\\", "python.exe", "win_amd64")),
+                              (_MAC_PATH, "darwin", ("/users/", "/library/frameworks/", "macosx_"))):
+        m = search(rx, needles)
         if m and not wsl:
             f.put("system.os", name, p.where("file path in the paste", m.start(), claim=False), STATED)
-    for rx, kind in ((_K8S, "kubernetes"), (_CONTAINER, "docker"), (_SINGULARITY, "singularity"), (_SLURM, "slurm")):
-        m = rx.search(p.text)
+    for rx, kind, needles in _CONTAINER_CLUES:
+        m = search(rx, needles)
         if m:
             f.put("system.container", kind, p.where("container clue", m.start(), claim=False), STATED)
             break
-    runs = [m for m in _DOCKER_RUN.finditer(p.text) if "nvidia-docker" not in m.group(0).lower()]
+    runs = [m for m in _DOCKER_RUN.finditer(p.text) if "nvidia-docker" not in m.group(0).lower()] \
+        if "docker" in p.lower or "podman" in p.lower else []
     if runs and not any(_GPU_FLAGS.search(m.group(0)) for m in runs) and not _GPU_FLAGS.search(p.text) \
             and "nvidia-docker" not in p.lower:
         # The container was started without asking for a GPU, so no /dev/nvidia* was passed in.
         f.put("system.gpu_device_nodes", (), p.where("docker run without --gpus", runs[0].start(), claim=False), STATED)
-    starts = list(_SINGULARITY_RUN.finditer(p.text))
+    starts = list(_SINGULARITY_RUN.finditer(p.text)) if "singularity" in p.lower or "apptainer" in p.lower else []
     if starts and not _GPU_FLAGS.search(p.text) and "SINGULARITY_NV" not in p.text and "APPTAINER_NV" not in p.text:
         f.put("system.gpu_device_nodes", (), p.where("singularity without --nv", starts[0].start(), claim=False), STATED)
 
