@@ -251,6 +251,16 @@ MESSAGES = {
     "lightning-gpus-requested-none-available": "pytorch_lightning.utilities.exceptions.MisconfigurationException: "
                                                "GPUs requested but none are available.",
     "cupy-several-packages": "  CuPy may not function correctly because multiple CuPy packages are installed",
+    "fp8-scaled-mm-unsupported": "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute "
+                                 "capability >= 9.0 or 8.9, or ROCm MI300+",
+    "triton-fp8-type-unsupported": "ValueError(\"type fp8e4nv not supported in this architecture. The supported fp8 "
+                                   "dtypes are ('fp8e4b15', 'fp8e5')\")",
+    "rapids-needs-newer-gpu": "UserWarning: A GPU with NVIDIA Pascal™ (Compute Capability 6.0) or newer architecture is "
+                              "required.",
+    "numba-toolkit-unsupported": "UserWarning: CUDA Toolkit 10.1 is unsupported by Numba - 11.0 is the minimum "
+                                 "required version.",
+    "python-32-bit-on-windows": "Python 3.10.7 (tags/v3.10.7:6cc6b13, Sep  5 2022, 13:51:36) [MSC v.1933 32 bit "
+                                "(Intel)]",
     "nvidia-smi-not-found": "/aio/entrypoint.sh: line 52: nvidia-smi: command not found",
     "a1111-incompatible-python": "INCOMPATIBLE PYTHON VERSION",
     "torch-library-missing-for-extension": "OSError: libtorch_cuda_cpp.so: cannot open shared object file: No such "
