@@ -371,8 +371,11 @@ def test_neighbours_of_the_new_rows_stay_apart() -> None:
     # "TITAN X" is the Maxwell GTX TITAN X (5.2) or the TITAN X (Pascal) (6.1): it names neither.
     assert M.gpu("TITAN X") is None
     assert {"GeForce GTX TITAN X", "TITAN X (Pascal)"} <= {g.name for g in M.gpu_matches("TITAN X")}
-    # The RTX 2050 is an Ampere laptop part (8.6), not a Turing RTX 20 card.
+    # The RTX 2050 is an Ampere laptop part (8.6), not a Turing RTX 20 card; the RTX 3050 A Laptop GPU an Ada one (8.9),
+    # so it never takes the Ampere RTX 3050 Laptop GPU's row.
     assert M.gpu_family("NVIDIA GeForce RTX 2050").compute_capability == "8.6"
+    assert M.gpu_family("NVIDIA GeForce RTX 3050 A Laptop GPU").compute_capability == "8.9"
+    assert M.gpu("NVIDIA GeForce RTX 3050 A Laptop GPU") is None
     # One device name, two memory sizes: the RTX 3050 6 GB and 8 GB.
     assert M.gpu("NVIDIA GeForce RTX 3050", memory_gb=5.8).name == "GeForce RTX 3050 6GB"
     assert M.gpu("NVIDIA GeForce RTX 3050", memory_gb=7.8).name == "GeForce RTX 3050"
