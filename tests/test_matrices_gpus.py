@@ -147,6 +147,9 @@ consumer_ampere_up = [g for g in GPUS if g.segment == "consumer" and compute_cap
 def test_geforce_uses_fp32_accumulate_rate(g: GpuModel) -> None:
     # GeForce Ampere/Ada/Blackwell: FP16 tensor with FP32 accumulate = 2x FP32 and TF32 = FP32.
     # A ratio near 4 means someone entered the FP16-accumulate (or a sparse) figure.
+    if g.fp16_tflops is None:  # RTX 5090 D: NVIDIA publishes only its capped AI TOPS
+        assert _left_out_with_reason(g, "fp16") and _left_out_with_reason(g, "tf32")
+        return
     assert 1.9 <= g.fp16_tflops / g.fp32_tflops <= 2.1
     assert g.tf32_tflops == pytest.approx(g.fp32_tflops, rel=0.02)
 
@@ -237,7 +240,9 @@ def test_close_spelling_is_a_suggestion_not_an_answer() -> None:
     assert M.gpu("rtx 4900") is None
     assert "GeForce RTX 4090" in {g.name for g in M.gpu_candidates("rtx 4900")}
     assert M.gpu("Tesla P40").name == "P40"  # now a row of its own; it never became the L40
-    assert M.gpu("Tesla P41") is None and M.gpu("Quadro P1000") is None and M.gpu("MI300X") is None
+    assert M.gpu("Tesla P41") is None and M.gpu("MI300X") is None
+    # "Quadro P1000" has a row now, and it is that row, never the RTX 8000; the mobile-only Quadro P3000 has none.
+    assert M.gpu("Quadro P1000").name == "Quadro P1000" and M.gpu("Quadro P3000") is None
     # A Ti, SUPER or D card is another model: an RTX 3070 SUPER (no such card) is not the 3070,
     # and "RTX 3050 Ti" (a laptop part only) is the laptop row, never the desktop 3050.
     assert M.gpu("GeForce RTX 3070 SUPER") is None and M.gpu("GeForce RTX 2060 Ti") is None
@@ -262,8 +267,8 @@ def test_laptop_part_is_not_its_desktop_namesake() -> None:
     assert M.gpu("rtx 4060 laptop").segment == "laptop" and M.gpu("RTX 4060").segment == "consumer"
     assert M.gpu("NVIDIA GeForce RTX 4090").name == "GeForce RTX 4090"
     # ... and one without a row stays unknown: the desktop namesake is only a suggestion.
-    assert M.gpu("NVIDIA GeForce RTX 3080 Laptop GPU") is None
-    assert M.gpu_candidates("NVIDIA GeForce RTX 3080 Laptop GPU")[0].name.startswith("GeForce RTX 3080")
+    assert M.gpu("NVIDIA RTX A5500 Laptop GPU") is None
+    assert M.gpu_candidates("NVIDIA RTX A5500 Laptop GPU")[0].name == "RTX A5500"
 
 
 @pytest.mark.parametrize("name, row", [
@@ -338,3 +343,39 @@ def test_names_of_other_vendors_or_ambiguous_ones_stay_unknown(name) -> None:
     m = load_matrices(overlay=None)
     assert m.gpu_family(name) is None
     assert m.gpu(name) is None
+
+
+@pytest.mark.parametrize("name, row", [
+    ("GTX 1660 SUPER", "GeForce GTX 1660 SUPER"), ("NVIDIA GeForce GTX 1660", "GeForce GTX 1660"),
+    ("GeForce GTX 1650 SUPER", "GeForce GTX 1650 SUPER"), ("NVIDIA GeForce GTX 1630", "GeForce GTX 1630"),
+    ("NVIDIA GeForce GTX 1070 Ti", "GeForce GTX 1070 Ti"), ("NVIDIA GeForce GTX 1060 3GB", "GeForce GTX 1060 3GB"),
+    ("NVIDIA TITAN X (Pascal)", "TITAN X (Pascal)"), ("NVIDIA GeForce GTX TITAN X", "GeForce GTX TITAN X"),
+    ("GeForce GTX TITAN Z", "GeForce GTX TITAN Z (per GPU)"), ("GeForce GTX 780 Ti", "GeForce GTX 780 Ti"),
+    ("Quadro P6000", "Quadro P6000"), ("Quadro RTX 4000", "Quadro RTX 4000"), ("Quadro GV100", "Quadro GV100"),
+    ("Tesla K20Xm", "K20X"), ("Tesla K20c", "K20"), ("Tesla M4", "M4"), ("Tesla M10", "M10 (per GPU)"), ("Tesla P6", "P6"),
+    ("NVIDIA RTX A400", "RTX A400"), ("NVIDIA RTX PRO 4000 Blackwell SFF Edition", "RTX PRO 4000 Blackwell SFF"),
+    ("NVIDIA GeForce RTX 5090 D", "GeForce RTX 5090 D"), ("NVIDIA GeForce RTX 5090 D v2", "GeForce RTX 5090 D v2"),
+    ("NVIDIA GeForce RTX 3080 Laptop GPU", "GeForce RTX 3080 Laptop GPU"),
+    ("NVIDIA GeForce RTX 2050", "GeForce RTX 2050 Laptop GPU"),
+])
+def test_older_and_professional_gpus_have_rows(name, row) -> None:
+    assert M.gpu(name).name == row
+
+
+def test_neighbours_of_the_new_rows_stay_apart() -> None:
+    # Each name is its own model: a numbered neighbour, a variant word or a shorter Tesla name is never the answer.
+    assert M.gpu("NVIDIA RTX PRO 4000 Blackwell").name == "RTX PRO 4000 Blackwell"
+    assert M.gpu("NVIDIA GeForce RTX 5090").name == "GeForce RTX 5090"
+    assert M.gpu("Tesla P4").name == "P4" and M.gpu("Tesla M40").name == "M40" and M.gpu("Tesla M60").name == "M60 (per GPU)"
+    assert M.gpu("Quadro RTX 6000").name == "Quadro RTX 6000" and M.gpu("NVIDIA GeForce GTX 1080").name == "GeForce GTX 1080"
+    # "TITAN X" is the Maxwell GTX TITAN X (5.2) or the TITAN X (Pascal) (6.1): it names neither.
+    assert M.gpu("TITAN X") is None
+    assert {"GeForce GTX TITAN X", "TITAN X (Pascal)"} <= {g.name for g in M.gpu_matches("TITAN X")}
+    # The RTX 2050 is an Ampere laptop part (8.6), not a Turing RTX 20 card; the RTX 3050 A Laptop GPU an Ada one (8.9),
+    # so it never takes the Ampere RTX 3050 Laptop GPU's row.
+    assert M.gpu_family("NVIDIA GeForce RTX 2050").compute_capability == "8.6"
+    assert M.gpu_family("NVIDIA GeForce RTX 3050 A Laptop GPU").compute_capability == "8.9"
+    assert M.gpu("NVIDIA GeForce RTX 3050 A Laptop GPU") is None
+    # One device name, two memory sizes: the RTX 3050 6 GB and 8 GB.
+    assert M.gpu("NVIDIA GeForce RTX 3050", memory_gb=5.8).name == "GeForce RTX 3050 6GB"
+    assert M.gpu("NVIDIA GeForce RTX 3050", memory_gb=7.8).name == "GeForce RTX 3050"

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from gpudoctor.matrices import records as r
 
 CLOSE_SPELLING = 3  # rank of a difflib-only match: a suggestion, never an answer
-MOBILE = {"laptop", "mobile"}
+MOBILE = {"laptop", "mobile", "m"}  # "m": the suffix of "GTX 980M" / "780M", split off by normalise()
 # Words that make another model of the same number ("RTX 3070" is not the 3070 Ti, "4090" not
-# the 4090 D), unlike memory or form-factor words ("a100" stands for every A100).
-VARIANT = {"ti", "super", "d"}
+# the 4090 D, the Ada "RTX 3050 A" not the Ampere 3050), unlike memory or form-factor words
+# ("a100" stands for every A100).
+VARIANT = {"ti", "super", "d", "a"}
 
 
 @functools.lru_cache(maxsize=4096)
