@@ -32,7 +32,7 @@ def test_good_paste_does_not(code):
 
 def test_every_diagnose_code_has_no_snapshot_check_and_is_raised_by_the_catalogue():
     raised = {e.code for e in load_catalog() if e.code}
-    assert set(CODES) == raised
+    assert set(CODES) == raised | {"GD820"}  # GD820 judges what the other findings leave unexplained
     assert all(RULES[c].check is None for c in CODES)
 
 

@@ -62,3 +62,28 @@ def test_install_command_says_which_build(text, build, cuda):
 def test_installed_torch_outranks_the_command():
     t = fw("Windows 10\npip install torch\n>>> torch.__version__\n'2.3.1+cu121'\n")
     assert (t.version.value, t.build.value) == ("2.3.1+cu121", "cuda")
+
+
+def gd820(text: str):
+    from gpudoctor.diagnose.findings import diagnose_report
+
+    report = diagnose_report(read_paste(text, matrices=M, debug=True), M, debug=True)
+    return [f.category for f in report.findings if f.code == "GD820"]
+
+
+UNAVAILABLE = '>>> import torch\n>>> torch.cuda.is_available()\nFalse\n'
+
+
+@pytest.mark.parametrize("where,category", [
+    ("root@3f2a9c1b7d4e:/workspace# python\n", "container-no-gpu"),
+    ("Ubuntu 22.04 on WSL2\n", "wsl"),
+    ("Windows 11, RTX 4070\n", "cpu-only-build"),
+    ("Ubuntu 22.04, RTX 4070\n", None),  # on Linux nothing here says which cause it is
+])
+def test_cuda_unavailable_gets_the_cause_where_it_runs_implies(where, category):
+    assert gd820(where + UNAVAILABLE) == ([category] if category else [])
+
+
+def test_no_guess_where_another_finding_explains_it():
+    explained = ("Windows 11\n>>> torch.__version__\n'2.3.1+cpu'\n" + UNAVAILABLE)
+    assert gd820(explained) == []  # GD501 says it: a CPU build

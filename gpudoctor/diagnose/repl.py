@@ -18,7 +18,8 @@ from gpudoctor.diagnose.paste import Paste
 from gpudoctor.matrices.framework_queries import cudnn_text
 
 # A prompt and the expressions on it: ">>> x", "In [3]: x", "print(a, b)", python -c "...; print(a, b)".
-_PROMPT = re.compile(r"^\s*(?:>>>|In \[\d{1,4}\]:|\$?\s*python3?(?:\.\d+)? -c)\s?(.{1,400})$", re.M)
+_PROMPT = re.compile(r"^[ \t]*(?:>>>|In \[\d{1,4}\]:|(?:[^\n]{0,80}?[$#>%][ \t]*)?python3?(?:\.\d+)?(?:\.exe)? -c)"
+                     r"[ \t]?(.{1,400})$", re.M)
 _PRINT = re.compile(r"print\((.{1,300})\)")
 _OUT = re.compile(r"^\s*(?:Out\[\d{1,4}\]:\s*)?(.{1,400}?)\s*$")
 

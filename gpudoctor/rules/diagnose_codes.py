@@ -64,6 +64,9 @@ RULES: tuple[Rule, ...] = (
     Rule("GD819", "driver-older-than-toolkit-warning", "driver-too-old-for-runtime", Severity.WARNING,
          "A warning says the driver is older than the CUDA toolkit in use: it runs, with features off.",
          FAMILY, since="0.1.0"),
+    Rule("GD820", "cuda-unavailable-likely-cause", "cpu-only-build", Severity.WARNING,
+         "The framework runs without CUDA and nothing else in the paste says why: the likely cause where it runs "
+         "(a container without GPU access, WSL, PyPI's CPU-only wheel on Windows).", FAMILY, since="0.1.0"),
     Rule("GD850", "runtime-error-recognised", "info", Severity.WARNING,
          "A known runtime error that is not an environment fault (out of memory, illegal address, NCCL, ...).",
          FAMILY, since="0.1.0"),
