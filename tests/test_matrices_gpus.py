@@ -241,8 +241,10 @@ def test_close_spelling_is_a_suggestion_not_an_answer() -> None:
     assert "GeForce RTX 4090" in {g.name for g in M.gpu_candidates("rtx 4900")}
     assert M.gpu("Tesla P40").name == "P40"  # now a row of its own; it never became the L40
     assert M.gpu("Tesla P41") is None and M.gpu("MI300X") is None
-    # "Quadro P1000" has a row now, and it is that row, never the RTX 8000; the mobile-only Quadro P3000 has none.
-    assert M.gpu("Quadro P1000").name == "Quadro P1000" and M.gpu("Quadro P3000") is None
+    # "Quadro P1000" has a row now, and it is that row, never the RTX 8000; the mobile-only Quadro P3000 is a
+    # laptop row, and the mobile Quadro P5200, with none, is not the desktop P5000.
+    assert M.gpu("Quadro P1000").name == "Quadro P1000" and M.gpu("Quadro P3000").segment == "laptop"
+    assert M.gpu("Quadro P5200") is None
     # A Ti, SUPER or D card is another model: an RTX 3070 SUPER (no such card) is not the 3070,
     # and "RTX 3050 Ti" (a laptop part only) is the laptop row, never the desktop 3050.
     assert M.gpu("GeForce RTX 3070 SUPER") is None and M.gpu("GeForce RTX 2060 Ti") is None
@@ -379,3 +381,36 @@ def test_neighbours_of_the_new_rows_stay_apart() -> None:
     # One device name, two memory sizes: the RTX 3050 6 GB and 8 GB.
     assert M.gpu("NVIDIA GeForce RTX 3050", memory_gb=5.8).name == "GeForce RTX 3050 6GB"
     assert M.gpu("NVIDIA GeForce RTX 3050", memory_gb=7.8).name == "GeForce RTX 3050"
+
+
+@pytest.mark.parametrize("name, row", [
+    ("NVIDIA GeForce MX110", "GeForce MX110"), ("NVIDIA GeForce MX550", "GeForce MX550"),
+    ("NVIDIA GeForce MX570", "GeForce MX570"), ("NVIDIA GeForce MX570 A", "GeForce MX570 A"),
+    ("NVIDIA GeForce GTX 980M", "GeForce GTX 980M"), ("Quadro M2000M", "Quadro M2000M"),
+    ("NVIDIA GeForce GTX 1070 with Max-Q Design", "GeForce GTX 1070 with Max-Q Design"),
+    ("Quadro P4000 with Max-Q Design", "Quadro P4000 with Max-Q Design"),
+    ("NVIDIA T400 4GB", "T400 4GB"), ("NVIDIA T1000", "T1000"), ("NVIDIA T500", "T500 Laptop GPU"),
+    ("NVIDIA T600 Laptop GPU", "T600 Laptop GPU"), ("Quadro RTX 3000", "Quadro RTX 3000 Laptop GPU"),
+    ("NVIDIA RTX A2000 8GB Laptop GPU", "RTX A2000 8GB Laptop GPU"),
+    ("NVIDIA RTX 3500 Ada Generation Laptop GPU", "RTX 3500 Ada Generation Laptop GPU"),
+])
+def test_long_tail_laptop_and_workstation_rows(name, row) -> None:
+    assert M.gpu(name).name == row
+
+
+def test_laptop_names_never_take_desktop_rows() -> None:
+    # The driver names Max-Q parts apart; a Max-Q name without a row of its own is not the desktop card ...
+    assert M.gpu("NVIDIA GeForce GTX 1650 with Max-Q Design") is None
+    assert M.gpu("NVIDIA GeForce RTX 2080 with Max-Q Design") is None
+    assert M.gpu("NVIDIA GeForce GTX 1070").name == "GeForce GTX 1070"  # the Max-Q row never swallows it
+    assert M.gpu("NVIDIA GeForce GTX 1650 Ti") is None  # TU116 and TU117 parts share it: the family answers
+    assert M.gpu_family("NVIDIA GeForce GTX 1650 Ti").compute_capability == "7.5"
+    # ... the laptop "Quadro T1000" (GDDR5 and GDDR6 parts under one name) is not the desktop "NVIDIA T1000" ...
+    assert M.gpu("Quadro T1000") is None and M.gpu_family("Quadro T1000").compute_capability == "7.5"
+    # ... and names whose parts differ in memory or power stay with their family.
+    for name, cc in (("NVIDIA GeForce MX450", "7.5"), ("NVIDIA GeForce MX150", "6.1"), ("MX250", "6.1"),
+                     ("GTX 965M", "5.2")):
+        assert M.gpu(name) is None and M.gpu_family(name).compute_capability == cc, name
+    # The desktop Quadro M2000 is a GM206 (5.2), the laptop M2000M a GM107 (5.0).
+    assert M.gpu_family("Quadro M2000").compute_capability == "5.2"
+    assert M.gpu_family("Quadro M2000M").compute_capability == "5.0"
