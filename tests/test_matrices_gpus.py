@@ -386,7 +386,7 @@ def test_neighbours_of_the_new_rows_stay_apart() -> None:
 @pytest.mark.parametrize("name, row", [
     ("NVIDIA GeForce MX110", "GeForce MX110"), ("NVIDIA GeForce MX550", "GeForce MX550"),
     ("NVIDIA GeForce MX570", "GeForce MX570"), ("NVIDIA GeForce MX570 A", "GeForce MX570 A"),
-    ("NVIDIA GeForce GTX 980M", "GeForce GTX 980M"), ("Quadro M2000M", "Quadro M2000M"),
+    ("NVIDIA GeForce GTX 960M", "GeForce GTX 960M"), ("Quadro M2000M", "Quadro M2000M"),
     ("NVIDIA GeForce GTX 1070 with Max-Q Design", "GeForce GTX 1070 with Max-Q Design"),
     ("Quadro P4000 with Max-Q Design", "Quadro P4000 with Max-Q Design"),
     ("NVIDIA T400 4GB", "T400 4GB"), ("NVIDIA T1000", "T1000"), ("NVIDIA T500", "T500 Laptop GPU"),
