@@ -87,6 +87,7 @@ def test_os_from_paths(text, os_name):
     ("singularity exec --nv image.sif python train.py", "singularity"),
     ("**Environment:** kubernetes k0s 1.29.4 on ubuntu 22.04", "kubernetes"),
     ("running the image inside a pod on a gpu node", "kubernetes"),
+    ("I pulled the official docker image but torch.cuda.is_available() = False", "docker"),
 ])
 def test_container_clues(text, kind):
     s = snap(text)

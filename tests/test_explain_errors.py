@@ -261,6 +261,12 @@ MESSAGES = {
                                  "required version.",
     "python-32-bit-on-windows": "Python 3.10.7 (tags/v3.10.7:6cc6b13, Sep  5 2022, 13:51:36) [MSC v.1933 32 bit "
                                 "(Intel)]",
+    "app-fp8-needs-newer-gpu": "ERROR: FP8 models require a GPU with Compute Capability 8.9 or higher (e.g., RTX "
+                               "4090). Your GPU's capability is 8.6. Please select a non-FP8 model.",
+    "paddle-cudnn-version-differs": "WARNING: device: 0. The installed Paddle is compiled with CUDNN 7.6, but CUDNN "
+                                    "version in your machine is 7.3, which may cause serious incompatible bug.",
+    "paddle-cuda-version-differs": "WARNING: device: 0. The installed Paddle is compiled with CUDA 10.2, but CUDA "
+                                   "runtime version in your machine is 10.0, which may cause serious incompatible bug.",
     "nvidia-smi-not-found": "/aio/entrypoint.sh: line 52: nvidia-smi: command not found",
     "a1111-incompatible-python": "INCOMPATIBLE PYTHON VERSION",
     "torch-library-missing-for-extension": "OSError: libtorch_cuda_cpp.so: cannot open shared object file: No such "

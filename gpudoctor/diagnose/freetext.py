@@ -74,7 +74,10 @@ _CC = re.compile(r"compute capability[ \t:=]{0,3}(?:of[ \t])?(\d{1,2}\.\d)\b", r
 # A container: the command that started it, a Dockerfile line, a shell prompt inside one.
 _CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\b|\bdocker-compose\b|"
                         r"^\s*FROM[ \t]+\S*(?:nvidia/cuda|pytorch/pytorch|tensorflow/tensorflow|nvcr\.io)\S*|"
-                        r"^root@[0-9a-f]{12}:|/\.dockerenv\b|\binside (?:a |the |my )?(?:docker|container)\b", re.I | re.M)
+                        r"^root@[0-9a-f]{12}:|/\.dockerenv\b|\binside (?:a |the |my )?(?:docker|container)\b|"
+                        r"\b(?:pulled|pull|running|run|using|use|started|start)[ \t]+"
+                        r"(?:the[ \t]+|an?[ \t]+|our[ \t]+|your[ \t]+)?(?:official[ \t]+)?docker[ \t]+(?:image|container)s?\b",
+                        re.I | re.M)
 # A `docker run` that asks for no GPU: no --gpus, no nvidia runtime, no device passed in.
 _DOCKER_RUN = re.compile(r"\b(?:docker|podman)[ \t]+run\b[^\n]{0,400}", re.I)
 _GPU_FLAGS = re.compile(r"--gpus|--runtime[ =]nvidia|--device|--privileged|nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES|"
