@@ -47,6 +47,10 @@ def test_check_json_does_not_import_rich(tmp_path):
     assert "rich" not in _modules("check", "--from", str(tmp_path / "s.json"), "--json")
 
 
+def test_live_check_json_does_not_import_rich():  # probing this host: the status shown on a terminal only
+    assert "rich" not in _modules("check", "--json")
+
+
 def _fixture(tmp_path, code: str, kind: str) -> str:
     snap = json.loads((GOOD.parents[1] / code / f"{kind}.json").read_text())
     snap.pop("_note", None)
