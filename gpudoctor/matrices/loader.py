@@ -7,11 +7,11 @@ and the key. Rows become frozen records.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -150,7 +150,7 @@ def _cache_dir() -> Path:
     return Path(base) / "gpudoctor" / "parsed"
 
 
-CACHE_PREFIX = "m-"  # cache files of this version's scheme; anything else in the folder is stale
+CACHE_PREFIX = "c-"  # cache files of this version's scheme; anything else in the folder is stale
 
 
 def _read_doc(path: Path) -> dict[str, Any]:
@@ -163,7 +163,10 @@ def _read_doc(path: Path) -> dict[str, Any]:
     resolved = str(path.resolve())
     key = f"{resolved}|{st.st_size}|{st.st_mtime_ns}|{__version__}"
     directory = _cache_dir()
-    cached = directory / f"{CACHE_PREFIX}{hashlib.sha256(resolved.encode()).hexdigest()[:32]}.json"
+    # Named by a checksum of the path (zlib is loaded already; hashlib would load
+    # OpenSSL): two paths that share one only take turns in the file, since
+    # the key inside must match.
+    cached = directory / f"{CACHE_PREFIX}{path.stem}-{zlib.crc32(resolved.encode()):08x}.json"
     try:
         entry = json.loads(cached.read_text(encoding="utf-8"))
         if isinstance(entry, dict) and entry.get("key") == key and isinstance(entry.get("doc"), dict):

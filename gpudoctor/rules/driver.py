@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from gpudoctor import cuerrors
 from gpudoctor.compat import arch_driver_verdict
 from gpudoctor.findings import Fix, Severity
 from gpudoctor.rules.common import driver_install_commands, ev, ev_value, gpu_cc, gpu_evidence, gpu_label
@@ -126,6 +125,8 @@ def cuinit_failed(s: Snapshot, m):
         raise Unknown("cuInit was not tried")
     if code == 0:
         return
+    from gpudoctor import cuerrors  # its table is built only when cuInit failed
+
     err = cuerrors.describe(code)
     category = CUINIT_CATEGORY.get(code, "hardware-health")
     yield cuinit_failed.rule.finding(
