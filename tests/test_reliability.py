@@ -231,8 +231,7 @@ def test_the_cache_keeps_one_file_per_matrix_path(tmp_path, monkeypatch):
     copy.write_text(src.read_text())
     cache = tmp_path / "cache" / "gpudoctor" / "parsed"
     cache.mkdir(parents=True)
-    (cache / ("0" * 32 + ".json")).write_text("{}")  # the old schemes' leftovers
-    (cache / ("m-" + "0" * 32 + ".json")).write_text("{}")
+    (cache / ("0" * 32 + ".json")).write_text("{}")  # the old scheme's leftovers
     first = loader._read_doc(copy)
     for i in range(3):
         copy.write_text(src.read_text() + f"\n# edit {i}\n")

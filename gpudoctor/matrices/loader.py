@@ -150,7 +150,9 @@ def _cache_dir() -> Path:
     return Path(base) / "gpudoctor" / "parsed"
 
 
-CACHE_PREFIX = "c-"  # cache files of this version's scheme; anything else in the folder is stale
+# Cache files of this scheme and of the one before it (m-<sha256 of the path>.json,
+# still written by older installs on the same machine: neither prunes the other's).
+CACHE_PREFIX = "m-"  # anything else in the folder is stale
 
 
 def _read_doc(path: Path) -> dict[str, Any]:
@@ -163,9 +165,9 @@ def _read_doc(path: Path) -> dict[str, Any]:
     resolved = str(path.resolve())
     key = f"{resolved}|{st.st_size}|{st.st_mtime_ns}|{__version__}"
     directory = _cache_dir()
-    # Named by a checksum of the path (zlib is loaded already; hashlib would load
-    # OpenSSL): two paths that share one only take turns in the file, since
-    # the key inside must match.
+    # Named by the file and a checksum of its path (zlib is loaded already;
+    # hashlib would load OpenSSL): two paths that share one only take turns in
+    # the file, since the key inside must match.
     cached = directory / f"{CACHE_PREFIX}{path.stem}-{zlib.crc32(resolved.encode()):08x}.json"
     try:
         entry = json.loads(cached.read_text(encoding="utf-8"))
