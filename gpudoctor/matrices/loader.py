@@ -21,24 +21,25 @@ from gpudoctor.serde import DataError, from_data
 
 SCHEMA_VERSION = 1
 
-# file stem -> {table name -> record type}
-TABLES: dict[str, dict[str, type]] = {
+# file stem -> {table name -> record type in gpudoctor.matrices.records}; the type is
+# looked up when its file is loaded, so that only loaded files build their record classes.
+TABLES: dict[str, dict[str, str]] = {
     "cuda": {
-        "toolkit": r.CudaToolkit,
-        "minor_compat": r.MinorCompat,
-        "arch_support": r.ArchSupport,
-        "driver_branch": r.DriverBranch,
-        "arch_driver": r.ArchDriver,
+        "toolkit": "CudaToolkit",
+        "minor_compat": "MinorCompat",
+        "arch_support": "ArchSupport",
+        "driver_branch": "DriverBranch",
+        "arch_driver": "ArchDriver",
     },
-    "gpus": {"gpu": r.GpuModel, "precision": r.PrecisionSupport, "family": r.GpuFamily},
-    "torch": {"release": r.TorchRelease, "build": r.TorchBuild},
-    "tensorflow": {"release": r.TensorflowRelease},
-    "jax": {"release": r.JaxRelease},
-    "cudnn": {"release": r.CudnnRelease},
-    "cupy": {"package": r.CupyPackage},
-    "companions": {"pin": r.CompanionPin, "framework_pin": r.FrameworkPin, "extension_wheel": r.ExtensionWheel,
-                   "gpu_library": r.GpuLibrary, "image": r.Image},
-    "rates": {"achievable": r.AchievableRate, "mig": r.MigShare},
+    "gpus": {"gpu": "GpuModel", "precision": "PrecisionSupport", "family": "GpuFamily"},
+    "torch": {"release": "TorchRelease", "build": "TorchBuild"},
+    "tensorflow": {"release": "TensorflowRelease"},
+    "jax": {"release": "JaxRelease"},
+    "cudnn": {"release": "CudnnRelease"},
+    "cupy": {"package": "CupyPackage"},
+    "companions": {"pin": "CompanionPin", "framework_pin": "FrameworkPin", "extension_wheel": "ExtensionWheel",
+                   "gpu_library": "GpuLibrary", "image": "Image"},
+    "rates": {"achievable": "AchievableRate", "mig": "MigShare"},
 }
 
 # (file stem, table) -> the fields that identify a row; unique within a table.
@@ -118,7 +119,7 @@ def validate(stem: str, doc: dict[str, Any], origin: str) -> tuple[str, dict[str
         raise MatrixError(f"{origin}: data_as_of must be a date string like \"2026-11-29\"")
     tables: dict[str, tuple[Any, ...]] = {}
     for name, rows in doc.items():
-        record = TABLES[stem].get(name)
+        record = getattr(r, TABLES[stem][name]) if name in TABLES[stem] else None
         if record is None:
             raise MatrixError(f"{origin}: unknown table {name!r} (known: {', '.join(TABLES[stem])})")
         if not isinstance(rows, list):
