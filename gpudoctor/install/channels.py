@@ -5,16 +5,10 @@ channels carry a framework. Loaded closed-world like the matrices."""
 from __future__ import annotations
 
 import functools
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from gpudoctor.serde import DataError, from_data
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "install_channels.toml"
 
@@ -144,8 +138,9 @@ class Channels:
         return row, (row.platforms if row else ())
 
 
-def parse_channels(text: str, origin: str = "install_channels.toml") -> Channels:
-    doc = tomllib.loads(text)
+def channels_from_doc(doc: dict, origin: str) -> Channels:
+    """The channels from the parsed TOML of install_channels.toml, closed-world."""
+    doc = dict(doc)
     if doc.pop("schema_version", None) != 1:
         raise DataError(f"{origin}: schema_version must be 1")
     doc.pop("data_as_of", None)
@@ -171,4 +166,6 @@ def parse_channels(text: str, origin: str = "install_channels.toml") -> Channels
 
 @functools.lru_cache(maxsize=1)
 def load_channels() -> Channels:
-    return parse_channels(DATA_FILE.read_text(encoding="utf-8"), str(DATA_FILE.name))
+    from gpudoctor.matrices.loader import read_doc  # the matrices' parse cache: TOML parsed once per install
+
+    return channels_from_doc(read_doc(DATA_FILE), str(DATA_FILE.name))

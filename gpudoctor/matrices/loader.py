@@ -156,8 +156,8 @@ def _cache_dir() -> Path:
 CACHE_PREFIX = "m-"  # anything else in the folder is stale
 
 
-def _read_doc(path: Path) -> dict[str, Any]:
-    """The parsed TOML of a matrix file. Parsing TOML costs ~0.1 s for torch.toml,
+def read_doc(path: Path) -> dict[str, Any]:
+    """The parsed TOML of a data file (the matrices, install_channels.toml). Parsing TOML costs ~0.1 s for torch.toml,
     so the plain parse result is kept as JSON in the user cache: one file per
     matrix path, holding the path, size, mtime and gpudoctor version it was
     parsed from, and rewritten when any of them changes (so the cache never
@@ -211,7 +211,7 @@ def load_file(directory: Path, stem: str) -> tuple[str, dict[str, tuple[Any, ...
     path = directory / f"{stem}.toml"
     if not path.is_file():
         return None
-    return validate(stem, _read_doc(path), str(path))
+    return validate(stem, read_doc(path), str(path))
 
 
 def load_dir(directory: Path) -> tuple[dict[str, str], dict[str, dict[str, tuple[Any, ...]]]]:
