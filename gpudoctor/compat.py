@@ -33,6 +33,8 @@ _ENTRY = re.compile(r"^(sm|compute)_(\d+)(\d)([af]?)$")
 
 @dataclass(frozen=True)
 class ArchEntry:
+    """One entry of an arch list: sm_86 (SASS) or compute_90 (PTX)."""
+
     kind: str  # "sass" | "ptx"
     cc: ComputeCapability
     suffix: str = ""  # "" | "a" (arch-specific) | "f" (family)
@@ -78,6 +80,8 @@ class KernelKind(str, enum.Enum):
 
 @dataclass(frozen=True)
 class KernelMatch:
+    """Which kernels of a build a GPU would run: native SASS, PTX JIT or none."""
+
     kind: KernelKind
     entry: ArchEntry | None = None
 
@@ -119,6 +123,8 @@ class DriverSupport(str, enum.Enum):
 
 @dataclass(frozen=True)
 class DriverVerdict:
+    """Whether a driver runs a CUDA runtime: fully, through minor-version compatibility, or not."""
+
     support: DriverSupport
     needed_full: str | None = None  # driver bundled with that toolkit
     needed_compat: str | None = None  # minor-version-compatibility floor of the major

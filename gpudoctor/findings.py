@@ -57,6 +57,8 @@ class ExitCode(enum.IntEnum):
 
 @dataclass(frozen=True)
 class Evidence:
+    """One fact a finding rests on, with where it was read."""
+
     fact: str  # "driver.version"
     value: str  # "535.104.05"
     source: str  # "nvml", "/proc/driver/nvidia/version", "torch/version.py"
@@ -64,6 +66,8 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Fix:
+    """What to do about a finding: a sentence and the commands to run."""
+
     text: str
     commands: tuple[str, ...] = ()
 
@@ -80,6 +84,8 @@ class Location:
 
 @dataclass(frozen=True)
 class Finding:
+    """One verdict of a rule: code, severity, category, evidence and fix."""
+
     code: str  # "GD201", stable forever
     severity: Severity
     category: str
@@ -97,6 +103,8 @@ class Finding:
 
 @dataclass(frozen=True)
 class RuleResult:
+    """What one rule gave: findings, nothing (ok), unknown (facts missing) or a crash."""
+
     code: str
     outcome: Outcome
     detail: str = ""  # why unknown, or the crash message

@@ -51,6 +51,8 @@ def fact(value: T | None, source: str, tried: tuple[str, ...] | list[str] = ()) 
 
 @dataclass(frozen=True)
 class System:
+    """The operating system, the target interpreter and the container or WSL around them."""
+
     os: Fact[str] = UNKNOWN  # "linux" | "windows" | "darwin"
     os_release: Fact[str] = UNKNOWN  # "Ubuntu 22.04.4 LTS"
     kernel: Fact[str] = UNKNOWN
@@ -77,6 +79,8 @@ class System:
 
 @dataclass(frozen=True)
 class Driver:
+    """The NVIDIA driver: its version, the CUDA API it offers, cuInit, NVML and the kernel module."""
+
     version: Fact[str] = UNKNOWN
     cuda_api: Fact[str] = UNKNOWN
     # CUresult of cuInit(0): 0 is success; 100 no device, 999 unknown...
@@ -96,6 +100,8 @@ class Driver:
 
 @dataclass(frozen=True)
 class GpuProcess:
+    """A process using a GPU, as NVML lists it."""
+
     pid: int
     used_memory_mib: int | None = None
     name: str | None = None
@@ -103,6 +109,8 @@ class GpuProcess:
 
 @dataclass(frozen=True)
 class Gpu:
+    """One GPU as NVML (or nvidia-smi) reports it: identity, memory, health and PCIe link."""
+
     index: int  # NVML index (PCI bus order), not necessarily CUDA's
     name: str
     source: str = "nvml"
@@ -188,6 +196,8 @@ class DeepResult:
 
 @dataclass(frozen=True)
 class Framework:
+    """One installed framework (torch, tensorflow, jax, cupy...), read from its files."""
+
     name: str  # "torch" | "tensorflow" | "jax" | "cupy"
     version: Fact[str] = UNKNOWN  # "2.14.1+cu130"
     location: str | None = None
@@ -247,6 +257,8 @@ class ProbeError:
 
 @dataclass(frozen=True)
 class Snapshot:
+    """Every fact one probe run found: the input of the rules (`check --from` replays it)."""
+
     schema_version: int = SCHEMA_VERSION
     gpudoctor_version: str = __version__
     origin: str = "live"  # "live" | "diagnose" | "file"

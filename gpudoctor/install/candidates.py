@@ -19,6 +19,8 @@ BLOCKER_KINDS = ("version", "platform", "python", "arch", "cudnn", "driver")
 
 @dataclass(frozen=True)
 class Blocker:
+    """Why a candidate build cannot work on the target, and what would lift it."""
+
     kind: str  # one of BLOCKER_KINDS
     text: str  # "no kernels for sm_61 (build has sm_75 ... sm_120, compute_120)"
     need: str | None = None  # what would lift it: "driver >= 580.65.06"
@@ -26,6 +28,8 @@ class Blocker:
 
 @dataclass(frozen=True)
 class Candidate:
+    """One published build of a framework (release, variant, platform) and what it needs."""
+
     framework: str  # "torch"
     version: str  # "2.14.1"
     variant: str  # "cu126" | "cpu" | "cuda12" | "cupy-cuda12x" | "and-cuda"
@@ -62,6 +66,8 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Assessment:
+    """A candidate judged against the target: its blockers, reasons and warnings."""
+
     candidate: Candidate
     blockers: tuple[Blocker, ...] = ()
     reasons: tuple[str, ...] = ()  # why it works (kernels, driver, cuDNN), for the chosen one

@@ -15,6 +15,8 @@ DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "install_channels.
 
 @dataclass(frozen=True)
 class UvTorchBackends:
+    """install_channels.toml [[uv_torch_backend]]: the backends a uv release's --torch-backend accepts."""
+
     uv_version: str
     backends: tuple[str, ...]
     source: str
@@ -23,6 +25,8 @@ class UvTorchBackends:
 
 @dataclass(frozen=True)
 class CpuIndex:
+    """install_channels.toml [[cpu_index]]: where a framework's CPU-only wheels live."""
+
     framework: str
     index_url: str
     platforms: tuple[str, ...]
@@ -33,6 +37,8 @@ class CpuIndex:
 
 @dataclass(frozen=True)
 class CondaChannel:
+    """install_channels.toml [[conda_channel]]: a conda channel that carries a framework series."""
+
     framework: str
     channel: str
     package: str
@@ -48,6 +54,8 @@ class CondaChannel:
 
 @dataclass(frozen=True)
 class CondaForgeBuild:
+    """install_channels.toml [[conda_forge_build]]: one conda-forge build of a framework."""
+
     framework: str
     package: str
     version: str
@@ -62,6 +70,8 @@ class CondaForgeBuild:
 
 @dataclass(frozen=True)
 class PypiGpu:
+    """install_channels.toml [[pypi_gpu]]: the platforms where PyPI's default wheel is a GPU build."""
+
     framework: str
     platforms: tuple[str, ...]
     source: str
@@ -70,6 +80,8 @@ class PypiGpu:
 
 @dataclass(frozen=True)
 class CondaCommand:
+    """install_channels.toml [[conda_command]]: the conda command that installs a framework from a channel."""
+
     framework: str
     channel: str
     command: str  # a template: "{cuda_major}"
@@ -107,6 +119,8 @@ _TABLES = {
 
 @dataclass(frozen=True)
 class Channels:
+    """Every table of install_channels.toml."""
+
     uv: tuple[UvTorchBackends, ...] = ()
     cpu_index: tuple[CpuIndex, ...] = ()
     conda: tuple[CondaChannel, ...] = ()

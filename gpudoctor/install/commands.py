@@ -18,6 +18,8 @@ _WIN_UNQUOTABLE = re.compile(r'["%!^`$\r\n]')
 
 @dataclass(frozen=True)
 class Commands:
+    """The install commands for the chosen build, one per installer."""
+
     pip: str | None = None
     uv: str | None = None
     uv_project: str | None = None  # pyproject.toml snippet

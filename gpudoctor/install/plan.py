@@ -34,6 +34,8 @@ class Install:
 
 @dataclass(frozen=True)
 class Alternative:
+    """Another build the engine considered, and why it was not chosen."""
+
     version: str
     variant: str
     works: bool
@@ -49,6 +51,8 @@ class Alternative:
 
 @dataclass(frozen=True)
 class Plan:
+    """The engine's answer for one framework: the build chosen, its commands, the alternatives."""
+
     framework: str
     target: Target
     request: Request

@@ -22,6 +22,8 @@ _BARE = re.compile(r"^\d+(\.\d+){0,2}$")
 
 @dataclass(frozen=True)
 class Request:
+    """What the user asked to install: a framework, a version specifier, companions."""
+
     framework: str
     spec: SpecifierSet = SpecifierSet()
     companions: tuple[str, ...] = ()

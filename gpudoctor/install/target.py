@@ -35,6 +35,8 @@ class TargetError(ValueError):
 
 @dataclass(frozen=True)
 class TargetGpu:
+    """A GPU of the target machine: its compute capability and name."""
+
     cc: ComputeCapability
     name: str | None = None
 
@@ -44,6 +46,8 @@ class TargetGpu:
 
 @dataclass(frozen=True)
 class Target:
+    """The machine a build must work on: OS, architecture, Python, driver, GPUs."""
+
     os: str = "linux"  # "linux" | "windows" | "macos"
     arch: str = "x86_64"  # "x86_64" | "aarch64"
     python: tuple[int, int] | None = None  # None: any Python the release supports

@@ -26,6 +26,8 @@ _SHT_DYNAMIC = 6
 
 @dataclass(frozen=True)
 class ElfLinkInfo:
+    """What a library's ELF symbols tell: its C++ ABI, the libcudart it links, its DT_NEEDED."""
+
     cxx11_abi: bool | None  # None: no c10 symbol to tell by
     cudart_major: int | None
     needed: tuple[str, ...]

@@ -57,6 +57,8 @@ CORE_SHARE = 0.5
 
 @dataclass(frozen=True)
 class ArchScan:
+    """The GPU architectures a CUDA library's fatbin sections carry."""
+
     archs: tuple[str, ...]  # the build's list: sm_* by number, then compute_* (embedded PTX)
     extra: tuple[str, ...]  # targets only a few kernels were built for
     sections: tuple[str, ...]  # fatbin sections found

@@ -27,6 +27,8 @@ SYSTEM_INCLUDE_DIRS = ("/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/in
 
 @dataclass(frozen=True)
 class Spec:
+    """How to find one CUDA library (cuDNN, NCCL): file stem, pip directory, distribution, headers."""
+
     name: str  # "cudnn"
     stem: str  # "libcudnn.so"
     pip_dir: str  # nvidia/<pip_dir>/lib

@@ -35,6 +35,8 @@ def normalize(name: str) -> str:
 
 @dataclass(frozen=True)
 class Dist:
+    """An installed distribution, from its .dist-info or .egg-info directory."""
+
     name: str  # normalized
     version: str
     path: str  # the .dist-info / .egg-info directory

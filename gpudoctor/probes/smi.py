@@ -34,6 +34,8 @@ _MISSING = {"", "n/a", "[n/a]", "[not supported]", "not supported", "[unknown er
 
 @dataclass(frozen=True)
 class SmiAnswer:
+    """One nvidia-smi query: which nvidia-smi ran, the rows it printed, and every run of it."""
+
     path: str | None  # the nvidia-smi that ran; None when there is none
     rows: tuple[dict[str, str | None], ...]
     results: tuple[CommandResult, ...]  # every run, for `tried`

@@ -29,6 +29,8 @@ class TargetPythonError(ValueError):
 
 @dataclass(frozen=True)
 class TargetInfo:
+    """What the target interpreter says about itself (version, prefixes, sys.path, platform)."""
+
     python: str  # as resolved from --python (or gpudoctor's own interpreter)
     version: str  # "3.11.7"
     executable: str
