@@ -17,10 +17,14 @@ import os
 import sys
 
 
+# Set by a shell asking click for completions: click answers, whatever the arguments.
+COMPLETE_VAR = "_GPUDOCTOR_COMPLETE"
+
+
 def run() -> None:
     from gpudoctor.commands.check_run import fast_options
 
-    options = fast_options(sys.argv[1:])
+    options = None if COMPLETE_VAR in os.environ else fast_options(sys.argv[1:])
     try:
         if options is None:
             from gpudoctor.cli import main
@@ -28,10 +32,10 @@ def run() -> None:
             main()
             code: object = 0
         else:
-            from gpudoctor.commands.check_run import run_check
+            from gpudoctor.commands.check_run import run_fast
             from gpudoctor.exits import guarded
 
-            code = guarded(lambda: run_check(**options), options["debug"])
+            code = guarded(lambda: run_fast(options), options["debug"])
     except SystemExit as exc:
         code = exc.code
     if isinstance(code, int):

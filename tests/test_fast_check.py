@@ -4,7 +4,10 @@ must be check's own declaration."""
 
 from __future__ import annotations
 
+import errno
 import io
+import os
+import subprocess
 import sys
 
 import click
@@ -12,9 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gpudoctor.cli import InputError, main
 from gpudoctor.commands.check import check
 from gpudoctor.commands.check_run import CHOICES, DEFAULTS, FLAGS, FORMATS, PRECISIONS, VALUES, fast_options
-from gpudoctor.exits import echo
+from gpudoctor.exits import Terminated, echo, guarded
 
 
 def test_the_table_is_checks_declaration():
@@ -89,3 +93,35 @@ def test_echo_writes_what_click_echo_writes(monkeypatch, encoding, message, nl, 
         return raw.getvalue()
 
     assert written(echo) == written(click.echo)
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, EOFError, lambda: BrokenPipeError(errno.EPIPE, "Broken pipe"),
+                                   BrokenPipeError, lambda: OSError(errno.EIO, "I/O"), lambda: RuntimeError("boom"),
+                                   lambda: InputError("no such file"), Terminated],
+                         ids=["ctrl-c", "eof", "broken-pipe", "bare-broken-pipe", "os-error", "bug", "input-error",
+                              "sigterm"])
+def test_an_error_ends_as_it_ends_under_click(monkeypatch, capsys, error):
+    import gpudoctor.commands.check as check_command
+    import gpudoctor.commands.check_run as check_run
+
+    def fail(*args, **kwargs):
+        raise error()
+
+    monkeypatch.setattr(check_run, "run_check", fail)
+    monkeypatch.setattr(check_command, "run_check", fail)
+    monkeypatch.setattr(sys, "stdout", sys.stdout)  # click wraps the streams after a broken pipe
+    monkeypatch.setattr(sys, "stderr", sys.stderr)
+    argv = ["check", "--json"]
+    with pytest.raises(SystemExit) as under_click:
+        main(argv)
+    by_click = (under_click.value.code, capsys.readouterr().err)
+    fast = (guarded(lambda: check_run.run_fast(fast_options(argv)), False), capsys.readouterr().err)
+    assert fast == by_click
+    assert by_click[0] in (0, 1, 2, 3, 130, 143)
+
+
+def test_a_shell_asking_for_completions_gets_clicks_answer():
+    env = dict(os.environ, _GPUDOCTOR_COMPLETE="bash_source")
+    proc = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--json"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert proc.returncode == 0 and "_gpudoctor_completion" in proc.stdout

@@ -9,6 +9,8 @@ goes to click. A usage or input error raised here imports click on its way out.
 
 from __future__ import annotations
 
+import errno
+
 from gpudoctor.exits import echo
 
 FORMATS = ("text", "json", "markdown", "github", "junit", "prometheus", "oneline", "nfd")
@@ -57,6 +59,21 @@ def fast_options(argv: list[str]) -> dict | None:
     if options["from_file"] and (options["python"] or options["deep"] or options["smoke"]):
         return None  # click's usage error says why
     return options
+
+
+def run_fast(options: dict) -> int:
+    """run_check(**options) with what click's Command.main wraps around a
+    command: Ctrl-C (or EOF) first closes the terminal's ^C echo with a blank
+    line and then aborts, and a closed output pipe ends with exit 1."""
+    try:
+        return run_check(**options)
+    except (EOFError, KeyboardInterrupt) as exc:
+        echo("", err=True)
+        raise KeyboardInterrupt from exc
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+        return 1
 
 
 def run_check(python, deep, fmt, as_json, strict, from_file, require, smoke, policy_file, report_out,
