@@ -17,17 +17,18 @@ did not mention GPUs), and () when we looked and found nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Generic, TypeVar
 
 from gpudoctor import __version__
+from gpudoctor.frozen import frozen
 from gpudoctor.serde import from_data, to_data
 
 SCHEMA_VERSION = 1
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@frozen
 class Fact(Generic[T]):
     """One value and where it came from. `tried` records what was attempted
     when the value could not be read, so "unknown" is explained."""
@@ -49,7 +50,7 @@ def fact(value: T | None, source: str, tried: tuple[str, ...] | list[str] = ()) 
     return Fact(value, source if value is not None else "", tuple(tried))
 
 
-@dataclass(frozen=True)
+@frozen
 class System:
     """The operating system, the target interpreter and the container or WSL around them."""
 
@@ -77,7 +78,7 @@ class System:
     image_require_cuda: Fact[str] = UNKNOWN
 
 
-@dataclass(frozen=True)
+@frozen
 class Driver:
     """The NVIDIA driver: its version, the CUDA API it offers, cuInit, NVML and the kernel module."""
 
@@ -98,7 +99,7 @@ class Driver:
     library_version: Fact[str] = UNKNOWN
 
 
-@dataclass(frozen=True)
+@frozen
 class GpuProcess:
     """A process using a GPU, as NVML lists it."""
 
@@ -107,7 +108,7 @@ class GpuProcess:
     name: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Gpu:
     """One GPU as NVML (or nvidia-smi) reports it: identity, memory, health and PCIe link."""
 
@@ -137,7 +138,7 @@ class Gpu:
     errors: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Visibility:
     """Which GPUs a CUDA program would see, and in what order."""
 
@@ -148,7 +149,7 @@ class Visibility:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class CudaRuntime:
     """A CUDA runtime (libcudart) or toolkit the target environment could load."""
 
@@ -161,7 +162,7 @@ class CudaRuntime:
     ld_library_path: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class Library:
     """A cuDNN or NCCL installation."""
 
@@ -174,7 +175,7 @@ class Library:
     ld_library_path: bool = False  # its directory is listed in LD_LIBRARY_PATH
 
 
-@dataclass(frozen=True)
+@frozen
 class DeepResult:
     """What importing the framework in the target interpreter showed (--deep)."""
 
@@ -194,7 +195,7 @@ class DeepResult:
     duration_s: float | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Framework:
     """One installed framework (torch, tensorflow, jax, cupy...), read from its files."""
 
@@ -218,7 +219,7 @@ class Framework:
     wheel_platform: Fact[str] = UNKNOWN
 
 
-@dataclass(frozen=True)
+@frozen
 class Companion:
     """A library built for (or pinned to) a framework: torchvision, xformers,
     vLLM, flash-attn, triton, bitsandbytes, DeepSpeed..."""
@@ -247,7 +248,7 @@ class Companion:
     deep_import: Fact[str] = UNKNOWN
 
 
-@dataclass(frozen=True)
+@frozen
 class ProbeError:
     """A probe that crashed: a bug in gpudoctor, reported, never fatal."""
 
@@ -255,7 +256,7 @@ class ProbeError:
     error: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Snapshot:
     """Every fact one probe run found: the input of the rules (`check --from` replays it)."""
 

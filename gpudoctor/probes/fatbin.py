@@ -27,9 +27,9 @@ import os
 import struct
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import BinaryIO
 
+from gpudoctor.frozen import frozen
 from gpudoctor.host import Host
 
 FATBIN_MAGIC = 0xBA55ED50
@@ -57,7 +57,7 @@ class FatbinError(ValueError):
 CORE_SHARE = 0.5
 
 
-@dataclass(frozen=True)
+@frozen
 class ArchScan:
     """The GPU architectures a CUDA library's fatbin sections carry."""
 

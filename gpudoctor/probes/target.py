@@ -13,8 +13,8 @@ import os
 import posixpath
 import sys
 import threading
-from dataclasses import dataclass
 
+from gpudoctor.frozen import frozen
 from gpudoctor.host import Host, RealHost, kill_running_commands
 from gpudoctor.scripts import script_path
 
@@ -27,7 +27,7 @@ class TargetPythonError(ValueError):
     meant for the user (the CLI prints it and exits 2)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class TargetInfo:
     """What the target interpreter says about itself (version, prefixes, sys.path, platform)."""
 

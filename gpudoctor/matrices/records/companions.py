@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from gpudoctor.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class CompanionPin:
     """companions.toml [[pin]]: the framework releases a companion release's wheels require."""
 
@@ -17,7 +17,7 @@ class CompanionPin:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class FrameworkPin:
     """companions.toml [[framework_pin]]: what a framework release's wheels require of a companion."""
 
@@ -29,7 +29,7 @@ class FrameworkPin:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class ExtensionWheel:
     """companions.toml [[extension_wheel]]: how a prebuilt extension's wheel local
     version names the build it was made for (regex groups cuda, torch, abi)."""
@@ -40,7 +40,7 @@ class ExtensionWheel:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class GpuLibrary:
     """companions.toml [[gpu_library]]: needs of a GPU library over a release range
     (inclusive), optionally for one CUDA major. Unset fields are not known for it."""
@@ -57,7 +57,7 @@ class GpuLibrary:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Image:
     """companions.toml [[image]]: what a framework container image tag holds."""
 

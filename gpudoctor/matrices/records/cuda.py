@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from gpudoctor.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class CudaToolkit:
     """cuda.toml [[toolkit]]: the driver bundled with each toolkit release
     (NVIDIA release notes, "CUDA Toolkit and Corresponding Driver Versions")."""
@@ -21,7 +21,7 @@ class CudaToolkit:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class MinorCompat:
     """cuda.toml [[minor_compat]]: the lowest driver that runs every minor
     release of a CUDA major through minor-version compatibility."""
@@ -33,7 +33,7 @@ class MinorCompat:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class ArchSupport:
     """cuda.toml [[arch_support]]: the real SASS targets nvcc accepts for a
     range of toolkits (inclusive), e.g. 12.8..12.8 -> sm_50..sm_120."""
@@ -45,7 +45,7 @@ class ArchSupport:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class DriverBranch:
     """cuda.toml [[driver_branch]]: what a driver branch runs and supports."""
 
@@ -59,7 +59,7 @@ class DriverBranch:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class ArchDriver:
     """cuda.toml [[arch_driver]]: the driver range that runs one architecture
     (NVIDIA's "CUDA Toolkit, Driver, and Architecture Matrix")."""

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from gpudoctor.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class CudnnRelease:
     """cudnn.toml [[release]]: support matrix of a cuDNN release range."""
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from gpudoctor.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class CupyPackage:
     """cupy.toml [[package]]: a CuPy wheel name and the CUDA it needs."""
 

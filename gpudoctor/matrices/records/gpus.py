@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from gpudoctor.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class GpuModel:
     """gpus.toml [[gpu]]: one GPU model. TFLOPS are dense (not sparse)."""
 
@@ -30,7 +30,7 @@ class GpuModel:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class GpuFamily:
     """gpus.toml [[family]]: the compute capability of a model family, for names
     without a [[gpu]] row. `pattern` is matched against the normalised name."""
@@ -43,7 +43,7 @@ class GpuFamily:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class PrecisionSupport:
     """gpus.toml [[precision]]: hardware precision support by compute capability."""
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from gpudoctor.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class JaxRelease:
     """jax.toml [[release]]: requirements of a range of jax/jaxlib releases."""
 

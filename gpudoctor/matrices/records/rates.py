@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from gpudoctor.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class AchievableRate:
     """rates.toml [[achievable]]: the fraction of the dense datasheet peak that a healthy GPU
     of one compute capability and board class reaches in a large cuBLAS GEMM, taken from
@@ -21,7 +21,7 @@ class AchievableRate:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class MigShare:
     """rates.toml [[mig]]: how a MIG-capable GPU divides into slices. A profile "Ng.Mgb" gets
     N of `compute_slices` of the SMs and the memory slices that hold its M GB."""

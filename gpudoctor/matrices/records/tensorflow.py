@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from gpudoctor.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class TensorflowRelease:
     """tensorflow.toml [[release]]: tested build configuration of one release."""
 

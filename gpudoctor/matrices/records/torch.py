@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from gpudoctor.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class TorchRelease:
     """torch.toml [[release]]: one PyTorch release on PyPI."""
 
@@ -19,7 +19,7 @@ class TorchRelease:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class TorchBuild:
     """torch.toml [[build]]: one wheel variant of a release series on one platform."""
 
