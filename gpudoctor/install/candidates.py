@@ -9,15 +9,17 @@ warnings that go with it when it works.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from packaging.version import InvalidVersion, Version
+
+from gpudoctor.frozen import frozen
 
 # Blocker kinds, in the order they are reported.
 BLOCKER_KINDS = ("version", "platform", "python", "arch", "cudnn", "driver")
 
 
-@dataclass(frozen=True)
+@frozen
 class Blocker:
     """Why a candidate build cannot work on the target, and what would lift it."""
 
@@ -26,7 +28,7 @@ class Blocker:
     need: str | None = None  # what would lift it: "driver >= 580.65.06"
 
 
-@dataclass(frozen=True)
+@frozen
 class Candidate:
     """One published build of a framework (release, variant, platform) and what it needs."""
 
@@ -64,7 +66,7 @@ class Candidate:
         return dict(self.extras).get(key)
 
 
-@dataclass(frozen=True)
+@frozen
 class Assessment:
     """A candidate judged against the target: its blockers, reasons and warnings."""
 

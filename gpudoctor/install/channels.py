@@ -5,15 +5,15 @@ channels carry a framework. Loaded closed-world like the matrices."""
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from pathlib import Path
 
+from gpudoctor.frozen import frozen
 from gpudoctor.serde import DataError, from_data
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "install_channels.toml"
 
 
-@dataclass(frozen=True)
+@frozen
 class UvTorchBackends:
     """install_channels.toml [[uv_torch_backend]]: the backends a uv release's --torch-backend accepts."""
 
@@ -23,7 +23,7 @@ class UvTorchBackends:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class CpuIndex:
     """install_channels.toml [[cpu_index]]: where a framework's CPU-only wheels live."""
 
@@ -35,7 +35,7 @@ class CpuIndex:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class CondaChannel:
     """install_channels.toml [[conda_channel]]: a conda channel that carries a framework series."""
 
@@ -52,7 +52,7 @@ class CondaChannel:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class CondaForgeBuild:
     """install_channels.toml [[conda_forge_build]]: one conda-forge build of a framework."""
 
@@ -68,7 +68,7 @@ class CondaForgeBuild:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class PypiGpu:
     """install_channels.toml [[pypi_gpu]]: the platforms where PyPI's default wheel is a GPU build."""
 
@@ -78,7 +78,7 @@ class PypiGpu:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class CondaCommand:
     """install_channels.toml [[conda_command]]: the conda command that installs a framework from a channel."""
 
@@ -90,7 +90,7 @@ class CondaCommand:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class JetsonRelease:
     """A JetPack release: the L4T it ships, its CUDA, and where frameworks built
     for Jetson's integrated GPU come from (PyPI's aarch64 wheels are SBSA builds)."""
@@ -117,7 +117,7 @@ _TABLES = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class Channels:
     """Every table of install_channels.toml."""
 

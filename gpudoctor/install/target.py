@@ -10,8 +10,9 @@ what it assumed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from gpudoctor.frozen import frozen
 from gpudoctor.matrices import gpu_names
 from gpudoctor.versions import ComputeCapability, compute_capability, parse_numeric, python_version
 
@@ -33,7 +34,7 @@ class TargetError(ValueError):
         self.choices = choices
 
 
-@dataclass(frozen=True)
+@frozen
 class TargetGpu:
     """A GPU of the target machine: its compute capability and name."""
 
@@ -44,7 +45,7 @@ class TargetGpu:
         return f"{self.name} ({self.cc.sm})" if self.name else self.cc.sm
 
 
-@dataclass(frozen=True)
+@frozen
 class Target:
     """The machine a build must work on: OS, architecture, Python, driver, GPUs."""
 
