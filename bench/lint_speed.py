@@ -33,7 +33,8 @@ def main() -> None:
     m = load_matrices(overlay=None)
     target = target_from_options(m, driver="580.65.06", sms=("9.0",), python="3.12")
     host = host_from_target(target)
-    files = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.name != "SOURCES.md")
+    files = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.suffix != ".md"  # not the READMEs
+                   and not any(part.startswith(".") for part in p.relative_to(FIXTURES).parts))
     lint_file(str(files[0]), host, target.platform, m)  # load matrices and rules once
     print(f"{'file':48} {'bytes':>7} {'lint ms':>8} {'requires ms':>12} findings")
     for path in files:

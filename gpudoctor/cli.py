@@ -7,7 +7,6 @@ used, so `gpudoctor check` does not pay for `plan` or `smoke`.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import sys
 
 import click
@@ -80,20 +79,14 @@ def _with_debug(cmd: click.Command) -> click.Command:
 
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return [name for name, (mod, _, _) in COMMANDS.items() if importlib.util.find_spec(mod)]
+        return list(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         entry = COMMANDS.get(cmd_name)
         if entry is None:
             return None
         module_name, attr, _ = entry
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                return None
-            raise
-        return _with_debug(getattr(module, attr))
+        return _with_debug(getattr(importlib.import_module(module_name), attr))
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         """Standalone runs (the console script through main(), and tests through

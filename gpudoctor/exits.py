@@ -17,7 +17,7 @@ from gpudoctor.findings import ExitCode
 class Terminated(BaseException):
     """SIGTERM arrived. A BaseException, like KeyboardInterrupt, so no
     `except Exception` swallows it on its way out, and every running child's
-    process group is killed on the way (gpudoctor.host.run_command)."""
+    process group is killed on the way (gpudoctor.child.run_child)."""
 
 
 def _on_sigterm(signum, frame) -> None:
@@ -95,7 +95,7 @@ def _aborted() -> int:
 def stop_children() -> None:
     """Interrupted wherever it was (an import, a wait): kill the process group of every
     command still running, in any thread, before leaving."""
-    from gpudoctor.host import kill_running_commands
+    from gpudoctor.child import kill_running_commands
 
     kill_running_commands()
 

@@ -2,51 +2,24 @@
 
 Probes never touch the OS directly: they ask a `Host`. `RealHost` runs commands
 (argv lists only, always with a timeout, the whole process group killed on
-timeout), reads files and the environment. Tests use `tests.fakes.FakeHost`,
-which answers only what a scenario scripted.
+timeout; gpudoctor.child starts them), reads files and the environment. Tests
+use `tests.fakes.FakeHost`, which answers only what a scenario scripted.
 """
 
 from __future__ import annotations
 
-import ctypes
 import glob as _glob
 import os
 import shutil
-import signal
-import subprocess
 import sys
-import threading
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol
 
+from gpudoctor.child import MAX_OUTPUT_BYTES, Capture, run_child
+
 # A read of a file we only need the head of (version files, /proc entries).
 DEFAULT_READ_LIMIT = 1 << 20
-PR_SET_PDEATHSIG = 1
-
-
-def _prctl():
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None  # not Linux: the deadline still holds
-
-
-# Looked up once, in gpudoctor's process: between fork and exec the child only calls it
-# (no dlopen there, which could wait forever on a lock another thread held at the fork).
-_PRCTL = _prctl() if sys.platform == "linux" else None
-
-
-def die_with_parent() -> None:  # runs in the child, between fork and exec
-    """Ask Linux to send the child SIGTERM when gpudoctor dies, however it dies
-    (SIGKILL included): no target interpreter outlives the doctor."""
-    if _PRCTL is not None:
-        _PRCTL(PR_SET_PDEATHSIG, signal.SIGTERM)
-
-
-# For every Popen gpudoctor makes (host, smoke runner, fleet collect).
-CHILD_PREEXEC = die_with_parent if _PRCTL is not None else None
 
 
 @dataclass(frozen=True)
@@ -137,166 +110,24 @@ class Host(Protocol):
         ...
 
 
-# What one command may print, per stream. The largest honest answer gpudoctor
-# asks for (a target's sys.path, nvidia-smi for 8 GPUs, an import's error) is
-# a few KB; a command that prints more is stopped, and its answer is not used.
-MAX_OUTPUT_BYTES = 4 * 1024 * 1024
-_PIPE_CHUNK = 65536
-
-
-# Commands running now, in any thread: a command run in a worker thread never
-# sees the main thread's Ctrl-C, so the main thread kills these on its way out.
-_RUNNING: set[subprocess.Popen] = set()
-
-
-def kill_running_commands() -> None:
-    """Kill the process group of every command still running (for a thread
-    that is interrupted while another one waits on a command)."""
-    for proc in list(_RUNNING):
-        _kill_group(proc)
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, OSError):
-        try:
-            proc.kill()
-        except OSError:
-            pass
-
-
-class _Drain(threading.Thread):
-    """Reads one pipe to its end, keeping at most `limit` bytes; sets `full`
-    (and stops reading) when the command printed more."""
-
-    def __init__(self, pipe: BinaryIO, limit: int, full: threading.Event) -> None:
-        super().__init__(daemon=True)
-        self.pipe, self.limit, self.full = pipe, limit, full
-        self.parts: list[bytes] = []
-        self.size = 0
-
-    def run(self) -> None:
-        try:
-            while True:
-                data = self.pipe.read1(_PIPE_CHUNK)  # type: ignore[attr-defined]
-                if not data:
-                    return
-                self.parts.append(data[: max(0, self.limit - self.size)])
-                self.size += len(data)
-                if self.size > self.limit:
-                    self.full.set()
-                    return
-        except (OSError, ValueError):
-            return
-
-    def text(self) -> str:
-        # As text=True would have it: universal newlines, undecodable bytes replaced.
-        text = b"".join(self.parts).decode("utf-8", errors="replace")
-        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
-
-
-def _feed(pipe: BinaryIO, data: bytes) -> None:
-    try:
-        pipe.write(data)
-    except (BrokenPipeError, OSError, ValueError):
-        pass  # the child stopped reading: its exit status tells the rest
-    finally:
-        try:
-            pipe.close()
-        except OSError:
-            pass
-
-
 def run_command(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
                 stdin: str | None = None, max_output: int = MAX_OUTPUT_BYTES) -> CommandResult:
-    """Run argv (never through a shell) with a hard timeout and capped output.
-
-    The child gets its own process group, so a hung tool and everything it
-    spawned is killed at once: at the deadline, when it prints more than
-    `max_output` bytes on a stream, and when gpudoctor itself is interrupted
-    (Ctrl-C, SIGTERM: the exception is re-raised once the group is dead).
-    Output read so far is kept.
-    """
+    """Run argv (never through a shell) with a hard timeout and capped output
+    (gpudoctor.child: its own process group, killed at the deadline, when it
+    prints more than `max_output` bytes on a stream, and when gpudoctor is
+    interrupted). Output read so far is kept."""
     argv = tuple(str(a) for a in argv)
-    start = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(env) if env is not None else None,
-            start_new_session=True,
-            preexec_fn=CHILD_PREEXEC,
-        )
-    except FileNotFoundError:
-        return CommandResult(argv, None, error="not found")
-    except OSError as exc:
-        return CommandResult(argv, None, error=f"{type(exc).__name__}: {exc.strerror or exc}")
-    _RUNNING.add(proc)
-    full = threading.Event()
-    assert proc.stdout is not None and proc.stderr is not None
-    out, err = _Drain(proc.stdout, max_output, full), _Drain(proc.stderr, max_output, full)
-    threads: list[threading.Thread] = [out, err]
-    if stdin is not None:
-        assert proc.stdin is not None
-        threads.append(threading.Thread(target=_feed, args=(proc.stdin, stdin.encode()), daemon=True))
-    deadline = start + timeout
-    timed_out = False
-    try:
-        for t in threads:
-            t.start()
-        while not full.is_set():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                timed_out = True
-                break
-            # Wait on the pipes first: a thread join wakes the moment the child
-            # closes them (it exits), where Popen.wait(timeout) polls with sleeps
-            # of up to 50 ms. Short slices keep Ctrl-C and the deadline prompt.
-            drain = next((t for t in (out, err) if t.is_alive()), None)
-            if drain is not None:
-                drain.join(min(left, 0.25))
-                continue
-            try:
-                proc.wait(timeout=min(left, 0.05))  # the pipes are closed: the child is exiting
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        if timed_out or full.is_set():
-            _kill_group(proc)
-        for t in (out, err):
-            t.join(max(0.1, deadline - time.monotonic()) if not (timed_out or full.is_set()) else 2)
-        if out.is_alive() or err.is_alive():  # a grandchild holds the pipe open past the deadline
-            timed_out = not full.is_set()
-            _kill_group(proc)
-    except BaseException:
-        _kill_group(proc)  # Ctrl-C or SIGTERM: the child must not outlive gpudoctor
-        raise
-    finally:
-        _RUNNING.discard(proc)
-        _reap(proc)
-    duration = time.monotonic() - start
-    if full.is_set():
-        return CommandResult(argv, None, out.text(), err.text(), duration_s=duration,
+    out, err = Capture(max_output), Capture(max_output)
+    ended = run_child(argv, timeout=timeout, stdout=out, stderr=err, env=env,
+                      stdin=stdin.encode() if stdin is not None else None)
+    if ended.start_error is not None:
+        return CommandResult(argv, None, error="not found" if isinstance(ended.start_error, FileNotFoundError)
+                             else ended.error)
+    if ended.overflowed:
+        return CommandResult(argv, None, out.text(), err.text(), duration_s=ended.duration_s,
                              error=f"printed more than {max_output // (1024 * 1024)} MB; stopped")
-    if timed_out:
-        return CommandResult(argv, None, out.text(), err.text(), timed_out=True, duration_s=duration)
-    return CommandResult(argv, proc.returncode, out.text(), err.text(), duration_s=duration)
-
-
-def _reap(proc: subprocess.Popen) -> None:
-    for pipe in (proc.stdout, proc.stderr, proc.stdin):
-        try:
-            if pipe is not None:
-                pipe.close()
-        except OSError:
-            pass
-    try:  # a process stuck in the kernel (D state) may never be reaped: do not wait for it
-        proc.wait(timeout=2)
-    except subprocess.TimeoutExpired:
-        pass
+    return CommandResult(argv, ended.returncode, out.text(), err.text(), timed_out=ended.timed_out,
+                         duration_s=ended.duration_s)
 
 
 class RealNvml:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from gpudoctor.compat import KernelKind, kernel_for
 from gpudoctor.matrices import companion_queries as q
+from gpudoctor.rules.common import floor_from_image
 from gpudoctor.snapshot import Snapshot
 from gpudoctor.versions import compute_capability, cuda_version, driver_tuple
 
@@ -74,7 +75,7 @@ def host_needs(s: Snapshot, m) -> HostNeeds:
         if cv is None:
             out.unknown.append(f"{label}: the CUDA it was built with is unknown")
             continue
-        for os_name in ("linux", "windows"):
+        for os_name in () if floor_from_image(s, fw) else ("linux", "windows"):
             floor = m.minor_compat_floor(cv.major, os_name)
             if floor:
                 why = f"{label} (CUDA {fw.cuda.value}; CUDA {cv.major}.x minor-version compatibility, cuda.toml)"
@@ -100,6 +101,7 @@ def host_needs(s: Snapshot, m) -> HostNeeds:
         if fw.wheel_platform.known and (glibc := _glibc(fw.wheel_platform.value)):
             out.glibc = _max_need(out.glibc, Need(glibc, f"{label} wheel tag {fw.wheel_platform.value} "
                                                          f"({fw.wheel_platform.source})"), _dkey)
+    image_floor = _image_notes(s, out)
     image = s.system.image_require_cuda
     if image.known:
         floor = m.toolkit_min_driver(image.value, "linux")
@@ -107,7 +109,8 @@ def host_needs(s: Snapshot, m) -> HostNeeds:
             out.driver["linux"] = _max_need(out.driver.get("linux"), Need(floor, f"image cuda>={image.value} "
                                                                                  f"({image.source})"), _dkey)
         out.driver_cuda = Need(image.value, image.source)
-    if out.driver.get("linux") and (out.driver_cuda is None):
+    # A floor from an image's notes ("450 or later") names a branch, not a CUDA version.
+    if out.driver.get("linux") and out.driver_cuda is None and out.driver["linux"] is not image_floor:
         derived = m.driver_max_cuda(out.driver["linux"].value, "linux")
         if derived:
             out.driver_cuda = Need(f"{derived.major}.{derived.minor}", f"the CUDA driver {out.driver['linux'].value} "
@@ -117,6 +120,23 @@ def host_needs(s: Snapshot, m) -> HostNeeds:
         return out
     out.compute = _compute(out, m)
     return out
+
+
+def _image_notes(s: Snapshot, out: HostNeeds) -> Need | None:
+    """What a framework image's release notes require: the driver floor (data-center GPUs
+    also run it on the branches listed) and the compute-capability floor. Returns the
+    driver Need it added."""
+    floor, alternatives, min_sm = (s.system.image_driver_floor, s.system.image_datacenter_drivers,
+                                   s.system.image_min_sm)
+    need = None
+    if floor.value is not None:
+        also = (f"; on data-center GPUs also {', '.join(alternatives.value)} or later on their branch"
+                if alternatives.value else "")
+        need = Need(floor.value, f"{floor.source}{also}")
+        out.driver["linux"] = _max_need(out.driver.get("linux"), need, _dkey) or need
+    if min_sm.value is not None:
+        out.min_sm = _max_need(out.min_sm, Need(min_sm.value, min_sm.source), _cckey)
+    return need
 
 
 def _glibc(platform_tag: str) -> str | None:

@@ -76,6 +76,13 @@ class System:
     # A container image's NVIDIA_REQUIRE_CUDA floor ("12.4" for cuda>=12.4), which the
     # NVIDIA container toolkit enforces against the driver's CUDA at container start.
     image_require_cuda: Fact[str] = UNKNOWN
+    # What a framework image's release notes require of the host (NGC: "requires driver
+    # release 450 or later; data center GPUs may use R418 or 440.30+"; "compute
+    # capability 6.0 and later"): the driver floor, the data-center branch floors, the SM floor.
+    image: Fact[str] = UNKNOWN  # the final stage's base image, "nvcr.io/nvidia/pytorch:20.06-py3"
+    image_driver_floor: Fact[str] = UNKNOWN
+    image_datacenter_drivers: Fact[tuple[str, ...]] = UNKNOWN
+    image_min_sm: Fact[str] = UNKNOWN
 
 
 @frozen

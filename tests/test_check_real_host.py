@@ -12,19 +12,18 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from importlib import resources
 
 import jsonschema
 import pytest
+from cli_helpers import run_module
 
 HAS_DRIVER = os.path.exists("/proc/driver/nvidia/version") or os.path.exists("/usr/lib/wsl/lib/libcuda.so.1")
 TORCH_PYTHON = os.environ.get("GPUDOCTOR_TEST_TORCH_PYTHON")
 
 
 def check(*args: str) -> tuple[int, dict]:
-    proc = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--json", *args],
-                          capture_output=True, text=True, timeout=300)
+    proc = run_module("check", "--json", *args, timeout=300)
     assert proc.returncode in (0, 1), proc.stderr
     return proc.returncode, json.loads(proc.stdout)
 
@@ -78,8 +77,8 @@ def test_judges_the_target_torch():
 
 
 def test_snapshot_replays_to_the_same_findings(tmp_path, report):
-    proc = subprocess.run([sys.executable, "-m", "gpudoctor", "snapshot"], capture_output=True, text=True,
-                          timeout=300, check=True)
+    proc = run_module("snapshot", timeout=300)
+    assert proc.returncode == 0, proc.stderr
     (tmp_path / "s.json").write_text(proc.stdout)
     _, replayed = check("--from", str(tmp_path / "s.json"))
     assert replayed["snapshot"]["origin"] == "file"

@@ -1,28 +1,20 @@
 """`gpudoctor diagnose`: the check JSON contract plus 'read', exit codes, inputs."""
 
 import json
-import subprocess
-import sys
 from importlib import resources
 from pathlib import Path
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
-
-from gpudoctor.cli import cli
+from cli_helpers import invoke, run_module
 
 CORPUS = Path(__file__).parent / "diagnose_corpus"
 RULES = Path(__file__).parent / "rules"
 SCHEMA = json.loads((resources.files("gpudoctor") / "schema" / "report.v1.json").read_text())
 
 
-def run(args, **kw):
-    return CliRunner().invoke(cli, args, catch_exceptions=False, **kw)
-
-
 def diagnose_json(*args, **kw):
-    res = run(["diagnose", *args, "--json"], **kw)
+    res = invoke("diagnose", *args, "--json", **kw)
     data = json.loads(res.stdout)
     jsonschema.validate(data, SCHEMA)
     assert data["summary"]["exit_code"] == res.exit_code
@@ -40,21 +32,21 @@ def test_json_contract_with_read_section():
 
 
 def test_text_output_lists_what_was_read_from_where():
-    out = run(["diagnose", str(CORPUS / "torchsig-329-docker-no-toolkit.txt")]).stdout
+    out = invoke("diagnose", str(CORPUS / "torchsig-329-docker-no-toolkit.txt")).stdout
     assert "driver 550.120 ← nvidia-smi banner line 3" in out
     assert "GD809" in out
 
 
 def test_markdown_output():
-    out = run(["diagnose", "--format", "markdown", str(CORPUS / "tf-60913-cudnn-910-930.txt")]).stdout
+    out = invoke("diagnose", "--format", "markdown", str(CORPUS / "tf-60913-cudnn-910-930.txt")).stdout
     assert "### Read from" in out and "GD806" in out and "| Fact | Value | Read from |" in out
 
 
 def test_healthy_paste_exits_0_and_strict_counts_warnings(tmp_path):
-    assert run(["diagnose", str(CORPUS / "neg-sunone-36-ultralytics-gtx1650s.txt")]).exit_code == 0
+    assert invoke("diagnose", str(CORPUS / "neg-sunone-36-ultralytics-gtx1650s.txt")).exit_code == 0
     oom = CORPUS / "neg-comfyui-5278-rtx2060-oom.txt"  # a GD850 warning, not an environment error
-    assert run(["diagnose", str(oom)]).exit_code == 0
-    assert run(["diagnose", "--strict", str(oom)]).exit_code == 1
+    assert invoke("diagnose", str(oom)).exit_code == 0
+    assert invoke("diagnose", "--strict", str(oom)).exit_code == 1
 
 
 def test_error_option_alone_and_with_a_paste(tmp_path):
@@ -96,22 +88,21 @@ def test_gpudoctor_snapshot_json_is_judged_as_is(tmp_path):
 def test_malformed_gpudoctor_json_is_one_line_exit_2(tmp_path, content, message):
     path = tmp_path / "s.json"
     path.write_text(content)
-    proc = subprocess.run([sys.executable, "-m", "gpudoctor", "diagnose", str(path)],
-                          capture_output=True, text=True, timeout=60)
+    proc = run_module("diagnose", path, timeout=60)
     assert proc.returncode == 2
     assert message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
 
 
 def test_missing_file_and_no_input_are_usage_errors(tmp_path):
-    assert CliRunner().invoke(cli, ["diagnose", str(tmp_path / "nope.txt")]).exit_code == 2
-    assert CliRunner().invoke(cli, ["diagnose"]).exit_code == 2
+    assert invoke("diagnose", str(tmp_path / "nope.txt")).exit_code == 2
+    assert invoke("diagnose").exit_code == 2
 
 
 def test_nothing_recognised_is_said_not_an_error(tmp_path):
     path = tmp_path / "x.txt"
     path.write_text("hello world\n")
-    res = CliRunner().invoke(cli, ["diagnose", str(path)])
+    res = invoke("diagnose", str(path))
     assert res.exit_code == 0 and "nothing in" in res.stderr
 
 

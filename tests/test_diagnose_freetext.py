@@ -48,6 +48,8 @@ def test_torch_forms(text, version, cuda):
     ("gpu: Quadro P1000", "Quadro P1000", "6.1"),
     ("on my 2080S", "RTX 2080 SUPER", "7.5"),
     ("Jetson AGX Orin with JetPack 6", "Jetson AGX Orin", "8.7"),
+    ("新版本能不能支持下 tesla k40m的显卡", "tesla k40m", "3.5"),  # no word boundary before 的
+    ("dual GeForce 780M with a compute capability 3.0", "GeForce 780M", "3.0"),  # the CC the line states
 ])
 def test_gpu_names_as_typed(text, name, cc):
     s = snap(text)
@@ -83,6 +85,8 @@ def test_os_from_paths(text, os_name):
     ("kubectl logs trainer-0", "kubernetes"),
     ("I am trying to deploy TensorFlow on kubernetes with this device plugin", "kubernetes"),
     ("singularity exec --nv image.sif python train.py", "singularity"),
+    ("**Environment:** kubernetes k0s 1.29.4 on ubuntu 22.04", "kubernetes"),
+    ("running the image inside a pod on a gpu node", "kubernetes"),
 ])
 def test_container_clues(text, kind):
     s = snap(text)
@@ -111,8 +115,12 @@ def test_the_report_nearest_the_failure_wins():
     d = read_paste("old env:\n" + before + "\nafter upgrading:\n" + after + error, matrices=M, debug=True)
     assert torch_of(d.snapshot).version.value == "2.6.0+cu126"
     assert any("nearest the failure" in c for c in d.conflicts)
-    # without an error line, the first report stays
-    assert torch_of(snap(before + after)).version.value == "2.1.0+cu121"
+    # without an error line, the report that itself shows the failure wins ...
+    assert torch_of(snap(before + after)).version.value == "2.6.0+cu126"
+    assert torch_of(snap(after + before)).version.value == "2.6.0+cu126"
+    # ... and when neither does, the first stays
+    working = "PyTorch version: 2.6.0+cu126\nIs CUDA available: True\n"
+    assert torch_of(snap(before + working)).version.value == "2.1.0+cu121"
 
 
 def test_wrapped_messages_are_read_and_cite_the_pasted_line():
@@ -139,3 +147,34 @@ def test_driver_in_other_languages(text, driver):
 @pytest.mark.parametrize("text", ["我的显卡是 3090", "我的显卡是3090", "显卡：RTX3060", "我的显卡是RTX3060"])
 def test_gpu_in_chinese_prose(text):
     assert [g.compute_capability for g in snap(text).gpus] == ["8.6"]
+
+
+@pytest.mark.parametrize("text,nodes", [
+    ("singularity exec image.sif python train.py", ()),  # no --nv: no /dev/nvidia*, no driver libraries
+    ("singularity exec --nv image.sif python train.py", None),
+    ("SINGULARITY_NV=1 singularity run image.sif", None),
+    ("singularity build image.sif docker://ufoym/deepo", None),  # building asks for nothing
+])
+def test_singularity_without_nv_passes_no_gpu(text, nodes):
+    assert snap(text).system.gpu_device_nodes.value == nodes
+
+
+@pytest.mark.parametrize("text,wsl", [
+    (" - OS: Arch Linux\n - WSL version (if applicable):\n - Docker Version: 20.10.18", None),
+    ("WSL: N/A", None),
+    ("#### Ubuntu app WSL: \nnvidia-smi fails", True),  # a heading, not an empty field
+    ("WSL version: 2.0.9.0", True),
+])
+def test_an_empty_template_field_says_nothing_about_wsl(text, wsl):
+    assert snap(text).system.wsl.value is wsl
+
+
+def test_conda_install_plan_says_which_build():
+    plan = ("The following NEW packages will be INSTALLED:\n\n"
+            "  jax                conda-forge/noarch::jax-0.4.4-pyhd8ed1ab_0\n"
+            "  jaxlib             conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1\n")
+    jax = next(fw for fw in snap(plan).frameworks if fw.name == "jax")
+    assert (jax.version.value, jax.build.value) == ("0.4.4", "cpu")
+    assert jax.build.source == "conda install plan line 4"
+    cuda = plan.replace("cpu_py311h7146453_1", "cuda120py311h5e3a1b7_201")
+    assert next(fw for fw in snap(cuda).frameworks if fw.name == "jax").build.value == "cuda"

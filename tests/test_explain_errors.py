@@ -1,13 +1,14 @@
 """`gpudoctor explain "ERROR TEXT"`: the catalogue, matching, tailoring, exit codes."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke, rule_fixture
 
-from gpudoctor.cli import cli
 from gpudoctor.diagnose.catalog import CatalogError, load_catalog, match_text, parse_catalog
+from gpudoctor.snapshot import Snapshot
 
 FIXTURES = Path(__file__).parent / "rules"
 
@@ -232,11 +233,42 @@ MESSAGES = {
     "nccl-ib-no-device": "3767c65d25c4:880:887 [0] NCCL INFO NET/IB : No device found.",
     "dist-backend-error": "torch.distributed.DistBackendError: [3] is setting up NCCL communicator and retrieving "
                           "ncclUniqueId from [0] via c10d key-value store",
+    "torchvision-ops-not-loaded": "RuntimeError: Couldn't load custom C++ ops. This can happen if your PyTorch and "
+                                  "torchvision versions are incompatible, or if you had errors while compiling",
+    "companion-cuda-differs": "RuntimeError: Detected that PyTorch and TorchAudio were compiled with different CUDA "
+                              "versions. PyTorch has CUDA version 11.8 whereas TorchAudio has CUDA version 11.7.",
+    "yolo-cuda-unavailable": "AssertionError: CUDA unavailable, invalid device 0 requested",
+    "bnb-int8-matmul-unsupported": "Exception: Your GPU does not support Int8 Matmul!",
+    "windows-paging-file-too-small": "OSError: [WinError 1455] The paging file is too small for this operation to "
+                                     "complete.",
+    "jax-cuda-lib-older-than-built": "CUDA backend failed to initialize: Found cuBLAS version 120103, but JAX was "
+                                     "built against version 120205, which is newer.",
+    "onnxruntime-provider-requires": "[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 "
+                                     "CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider. "
+                                     "Require cuDNN 8.* and CUDA 12.*. Please install all dependencies",
+    "paddle-cudnn-not-loaded": "Error: Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion at "
+                               "(/paddle/paddle/fluid/platform/dynload/cudnn.cc:63)",
+    "lightning-gpus-requested-none-available": "pytorch_lightning.utilities.exceptions.MisconfigurationException: "
+                                               "GPUs requested but none are available.",
+    "cupy-several-packages": "  CuPy may not function correctly because multiple CuPy packages are installed",
+    "fp8-scaled-mm-unsupported": "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute "
+                                 "capability >= 9.0 or 8.9, or ROCm MI300+",
+    "triton-fp8-type-unsupported": "ValueError(\"type fp8e4nv not supported in this architecture. The supported fp8 "
+                                   "dtypes are ('fp8e4b15', 'fp8e5')\")",
+    "rapids-needs-newer-gpu": "UserWarning: A GPU with NVIDIA Pascal™ (Compute Capability 6.0) or newer architecture is "
+                              "required.",
+    "numba-toolkit-unsupported": "UserWarning: CUDA Toolkit 10.1 is unsupported by Numba - 11.0 is the minimum "
+                                 "required version.",
+    "python-32-bit-on-windows": "Python 3.10.7 (tags/v3.10.7:6cc6b13, Sep  5 2022, 13:51:36) [MSC v.1933 32 bit "
+                                "(Intel)]",
+    "nvidia-smi-not-found": "/aio/entrypoint.sh: line 52: nvidia-smi: command not found",
+    "a1111-incompatible-python": "INCOMPATIBLE PYTHON VERSION",
+    "torch-library-missing-for-extension": "OSError: libtorch_cuda_cpp.so: cannot open shared object file: No such "
+                                           "file or directory",
+    "pip-resolver-gpu-conflict": "torch 2.1.1 requires nvidia-cudnn-cu12==8.9.2.26; platform_system == \"Linux\" "
+                                 "and platform_machine == \"x86_64\", but you have nvidia-cudnn-cu12 9.5.1.17 which "
+                                 "is incompatible.",
 }
-
-
-def run(args, **kw):
-    return CliRunner().invoke(cli, args, catch_exceptions=False, **kw)
 
 
 def test_catalogue_has_at_least_120_sourced_entries():
@@ -304,15 +336,15 @@ def test_catalogue_rejects_duplicate_ids():
 
 
 def test_explain_error_text_prints_cause_confirm_fix_and_source():
-    res = run(["explain", "--no-probe", "RuntimeError: CUDA error: no kernel image is available for execution on "
-                                        "the device"])
+    res = invoke("explain", "--no-probe", "RuntimeError: CUDA error: no kernel image is available for execution on "
+                                          "the device")
     assert res.exit_code == 0
     for part in ("Usually means", "How to confirm", "Fix", "GD301", "Source: https://"):
         assert part in res.stdout
 
 
 def test_explain_oom_gives_the_memory_ladder_in_order():
-    out = run(["explain", "--no-probe", "CUDA", "out", "of", "memory"]).stdout.split("Fix", 1)[1]
+    out = invoke("explain", "--no-probe", "CUDA", "out", "of", "memory").stdout.split("Fix", 1)[1]
     ladder = ["Mixed precision", "Gradient checkpointing", "Gradient accumulation", "smaller batch",
               "8-bit optimizer", "empty_cache", "leak"]
     positions = [out.find(step) for step in ladder]
@@ -320,48 +352,40 @@ def test_explain_oom_gives_the_memory_ladder_in_order():
 
 
 def test_explain_unknown_text_says_no_match_suggests_diagnose_and_exits_1():
-    res = CliRunner().invoke(cli, ["explain", "--no-probe", "my cat sat on the keyboard"])
+    res = invoke("explain", "--no-probe", "my cat sat on the keyboard")
     assert res.exit_code == 1
     assert "no known error" in res.stderr and "gpudoctor diagnose" in res.stderr
 
 
 def test_explain_reads_stdin():
-    res = run(["explain", "--no-probe", "-"], input="blah\nRuntimeError: CUDA error: device-side assert triggered\n")
+    res = invoke("explain", "--no-probe", "-", input="blah\nRuntimeError: CUDA error: device-side assert triggered\n")
     assert res.exit_code == 0 and "CUDA_LAUNCH_BLOCKING=1" in res.stdout
 
 
 def test_explain_code_still_works():
-    res = run(["explain", "gd201"])
+    res = invoke("explain", "gd201")
     assert res.exit_code == 0 and "How to fix" in res.stdout
-    assert CliRunner().invoke(cli, ["explain", "GD999"]).exit_code == 2
-
-
-def snapshot_file(tmp_path, code, kind="bad"):
-    data = json.loads((FIXTURES / code / f"{kind}.json").read_text())
-    data.pop("_note", None)
-    path = tmp_path / f"{code}.json"
-    path.write_text(json.dumps(data))
-    return str(path)
+    assert invoke("explain", "GD999").exit_code == 2
 
 
 def test_explain_is_tailored_to_a_snapshot(tmp_path):
     # driver 535 (CUDA 12.2) with torch cu130: the explanation names GD201 on this machine.
-    res = run(["explain", "--from", snapshot_file(tmp_path, "GD201"),
-               "CUDA driver version is insufficient for CUDA runtime version"])
+    res = invoke("explain", "--from", rule_fixture(tmp_path, "GD201"),
+                 "CUDA driver version is insufficient for CUDA runtime version")
     assert res.exit_code == 0
     assert "driver 535.104.05" in res.stdout and "torch 2.14.1+cu130" in res.stdout
     assert "GD201" in res.stdout.split("On the snapshot")[1]
 
 
 def test_explain_tailoring_says_when_nothing_on_the_machine_explains_it(tmp_path):
-    res = run(["explain", "--from", snapshot_file(tmp_path, "GD201", "good"),
-               "CUDA driver version is insufficient for CUDA runtime version"])
+    res = invoke("explain", "--from", rule_fixture(tmp_path, "GD201", "good"),
+                 "CUDA driver version is insufficient for CUDA runtime version")
     assert "finds nothing on the snapshot that explains this error" in res.stdout
 
 
 def test_explain_json(tmp_path):
-    res = run(["explain", "--json", "--from", snapshot_file(tmp_path, "GD201"),
-               "The NVIDIA driver on your system is too old (found version 12020)"])
+    res = invoke("explain", "--json", "--from", rule_fixture(tmp_path, "GD201"),
+                 "The NVIDIA driver on your system is too old (found version 12020)")
     data = json.loads(res.stdout)
     (match,) = data["matches"]
     assert match["id"] == "driver-too-old-torch" and match["code"] == "GD802"
@@ -376,21 +400,23 @@ def test_no_probe_does_not_probe(monkeypatch):
         raise AssertionError("probed")
 
     monkeypatch.setattr(check, "probe", boom)
-    assert run(["explain", "--no-probe", "Torch not compiled with CUDA enabled"]).exit_code == 0
+    assert invoke("explain", "--no-probe", "Torch not compiled with CUDA enabled").exit_code == 0
 
 
-def test_explain_probes_by_default_and_survives_a_build_without_probes(monkeypatch):
+def test_explain_probes_this_machine_by_default(monkeypatch):
     import gpudoctor.commands.check as check
 
     called = []
 
-    def no_probes(*a, **k):
+    def probe(*a, **k):  # this machine, as the probes would see it (the GD201 fixture's)
         called.append(True)
-        raise ImportError("no probes in this build")
+        data = json.loads((FIXTURES / "GD201" / "bad.json").read_text())
+        data.pop("_note", None)
+        return replace(Snapshot.from_dict(data), origin="live")
 
-    monkeypatch.setattr(check, "probe", no_probes)
-    res = run(["explain", "Torch not compiled with CUDA enabled"])
-    assert called and res.exit_code == 0 and "On this machine" not in res.stdout
+    monkeypatch.setattr(check, "probe", probe)
+    res = invoke("explain", "CUDA driver version is insufficient for CUDA runtime version")
+    assert called and res.exit_code == 0 and "On this machine" in res.stdout and "GD201" in res.stdout
 
 
 @pytest.mark.parametrize("entry, message", [

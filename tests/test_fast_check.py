@@ -7,17 +7,17 @@ from __future__ import annotations
 import errno
 import io
 import os
-import subprocess
 import sys
 
 import click
 import pytest
+from cli_helpers import run_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpudoctor.cli import InputError, main
 from gpudoctor.commands.check import check
-from gpudoctor.commands.check_run import CHOICES, DEFAULTS, FLAGS, FORMATS, PRECISIONS, VALUES, fast_options
+from gpudoctor.commands.check_run import CHOICES, DEFAULTS, FLAGS, PRECISIONS, VALUES, fast_options
 from gpudoctor.exits import Terminated, echo, guarded
 
 
@@ -45,7 +45,7 @@ def _click_params(args: list[str]) -> dict | None:
     return dict(ctx.params)
 
 
-VALUE_WORDS = list(FORMATS) + list(PRECISIONS) + ["/usr/bin/python3", "", "JSON", "-x", "--json", "a=b", "check"]
+VALUE_WORDS = list(CHOICES["fmt"]) + list(PRECISIONS) + ["/usr/bin/python3", "", "JSON", "-x", "--json", "a=b", "check"]
 OPTION_WORDS = list(FLAGS) + list(VALUES) + ["--help", "-h", "--jsn", "--", "-vv", "--json=1", "--python=", "extra"]
 TOKENS = st.one_of(
     st.sampled_from(OPTION_WORDS + VALUE_WORDS),
@@ -121,7 +121,5 @@ def test_an_error_ends_as_it_ends_under_click(monkeypatch, capsys, error):
 
 
 def test_a_shell_asking_for_completions_gets_clicks_answer():
-    env = dict(os.environ, _GPUDOCTOR_COMPLETE="bash_source")
-    proc = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--json"], capture_output=True, text=True,
-                          env=env, timeout=60)
+    proc = run_module("check", "--json", env=dict(os.environ, _GPUDOCTOR_COMPLETE="bash_source"))
     assert proc.returncode == 0 and "_gpudoctor_completion" in proc.stdout

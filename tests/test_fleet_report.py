@@ -16,9 +16,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke
 
-from gpudoctor.cli import cli
 from gpudoctor.doctor import judge
 from gpudoctor.fleet.node import envelope
 from gpudoctor.matrices import load_matrices
@@ -51,13 +50,9 @@ def fleet_dir(tmp_path_factory):
     return d
 
 
-def run(*args):
-    return CliRunner().invoke(cli, ["fleet", "report", *args], catch_exceptions=False)
-
-
 @pytest.fixture(scope="module")
 def data(fleet_dir):
-    r = run(str(fleet_dir), "--format", "json")
+    r = invoke("fleet", "report", str(fleet_dir), "--format", "json")
     assert r.exit_code == 1  # a node failed and one has no report
     out = json.loads(r.stdout)
     jsonschema.validate(out, SCHEMA)
@@ -94,7 +89,7 @@ def test_a_changed_driver_is_drift(tmp_path):
     a, b = report_of("GD612/bad.json"), report_of("GD612/bad.json", driver="580.82.07")
     (tmp_path / "a.json").write_text(json.dumps(a))
     (tmp_path / "b.json").write_text(json.dumps(b))
-    out = json.loads(run(str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--format", "json").stdout)
+    out = json.loads(invoke("fleet", "report", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--format", "json").stdout)
     assert [d["fact"] for d in out["drift"]] == ["driver.version"]
     assert len(out["groups"]) == 2
 
@@ -109,25 +104,25 @@ def test_findings_by_code_across_nodes(data, fleet_dir):
 
 
 def test_text_and_markdown_show_the_same_view(fleet_dir, data):
-    text = run(str(fleet_dir)).stdout
-    md = run(str(fleet_dir), "--format", "markdown").stdout
+    text = invoke("fleet", "report", str(fleet_dir)).stdout
+    md = invoke("fleet", "report", str(fleet_dir), "--format", "markdown").stdout
     for n in data["nodes"]:
         assert n["name"] in text and n["name"] in md
     assert "gpus.models" in text and "| gpus.models |" in md
 
 
 def test_bad_inputs_are_exit_2(tmp_path):
-    r = CliRunner().invoke(cli, ["fleet", "report", str(tmp_path / "nope")])
+    r = invoke("fleet", "report", str(tmp_path / "nope"))
     assert r.exit_code == 2
     (tmp_path / "junk.json").write_text("[1, 2")
-    r = run(str(tmp_path / "junk.json"), "--format", "json")
+    r = invoke("fleet", "report", str(tmp_path / "junk.json"), "--format", "json")
     node = json.loads(r.stdout)["nodes"][0]
     assert r.exit_code == 1 and node["status"] == "unreadable" and node["verdict"] == "error"
 
 
 def test_html_is_self_contained_and_renders_in_chromium(fleet_dir, tmp_path):
     page = tmp_path / "fleet.html"
-    assert run(str(fleet_dir), "--format", "html", "-o", str(page)).exit_code == 1
+    assert invoke("fleet", "report", str(fleet_dir), "--format", "html", "-o", str(page)).exit_code == 1
     html = page.read_text()
     assert "<script" not in html and "http://" not in html and "https://" not in html  # no network
     browser = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -12,10 +12,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
-
 import slurm_cluster
-from gpudoctor.cli import cli
+from cli_helpers import invoke
 
 HERE = Path(__file__).parent
 FLEET_SCHEMA = json.loads((HERE.parent / "gpudoctor" / "schema" / "fleet.v1.json").read_text())
@@ -38,10 +36,6 @@ def cluster(tmp_path_factory):
             os.environ.pop("SLURM_CONF", None)
         else:
             os.environ["SLURM_CONF"] = old
-
-
-def invoke(*args):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
 def test_collect_writes_one_report_per_node_then_report_merges_them(cluster, tmp_path):

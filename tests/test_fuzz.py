@@ -14,12 +14,12 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from gpudoctor.cli import InputError, cli
+from gpudoctor.cli import InputError
 from gpudoctor.commands.check import snapshot_from_json
 from gpudoctor.diagnose import read_paste
 from gpudoctor.diagnose.findings import diagnose_report
@@ -155,7 +155,7 @@ def test_any_plan_option_value_is_planned_or_refused_with_one_line(options, mode
     args = ["plan", "--json"] + ([model] if model else ["--params", "1B"]) + (["--inference"] if inference else [])
     for option, value in options:
         args += [option, value]
-    res = CliRunner().invoke(cli, args)
+    res = invoke(*args)
     assert res.exit_code in (0, 1, 2), (args, res.output, res.exception)
     if res.exit_code == 2:
         assert len(res.stderr.strip().splitlines()) == 1, (args, res.stderr)

@@ -11,9 +11,9 @@ import threading
 import time
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke, run_module
 
-from gpudoctor.cli import InputError, cli
+from gpudoctor.cli import InputError
 from gpudoctor.inputs import parse_json, read_bytes, read_text, read_window
 
 RULES = os.path.join(os.path.dirname(__file__), "rules")
@@ -138,8 +138,7 @@ def test_every_file_input_refuses_a_fifo_with_one_line(tmp_path, argv):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     args = [a.replace("{f}", str(fifo)) for a in argv]
-    proc = subprocess.run([sys.executable, "-m", "gpudoctor", *args], check=False, capture_output=True, text=True,
-                          timeout=60, stdin=subprocess.DEVNULL)
+    proc = run_module(*args, timeout=60, stdin=subprocess.DEVNULL)
     assert proc.returncode == 2, proc.stderr
     assert "FIFO" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
@@ -148,7 +147,7 @@ def test_every_file_input_refuses_a_fifo_with_one_line(tmp_path, argv):
                          ids=lambda a: " ".join(a[:2]))
 def test_every_file_input_refuses_dev_zero(argv):
     args = [a.replace("{f}", "/dev/zero") for a in argv]
-    res = CliRunner().invoke(cli, args)
+    res = invoke(*args)
     assert res.exit_code == 2 and "character device" in res.stderr, res.output
 
 
@@ -158,7 +157,7 @@ def test_check_from_stdin_is_capped(monkeypatch):
     monkeypatch.setattr(inputs, "SNAPSHOT_LIMIT", 1000)
     import gpudoctor.commands.check  # noqa: F401 - its import of SNAPSHOT_LIMIT happens at call time
 
-    res = CliRunner().invoke(cli, ["check", "--from", "-"], input="{" + " " * 5000 + "}")
+    res = invoke("check", "--from", "-", input="{" + " " * 5000 + "}")
     assert res.exit_code == 2 and "too large" in res.stderr
 
 
@@ -166,5 +165,5 @@ def test_bignum_snapshot_is_one_line_exit_2(tmp_path):
     path = tmp_path / "snap.json"
     path.write_text('{"schema_version": 1, "gpus": [' + "1" * 5000 + "]}")
     for argv in (["check", "--from", str(path)], ["diagnose", str(path)], ["install", "torch", "--from", str(path)]):
-        res = CliRunner().invoke(cli, argv)
+        res = invoke(*argv)
         assert res.exit_code == 2 and "digits" in res.stderr, (argv, res.output)

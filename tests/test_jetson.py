@@ -2,10 +2,9 @@
 server (SBSA) aarch64 wheels of PyPI / download.pytorch.org there; it points to NVIDIA's
 Jetson wheels for that JetPack (gpudoctor/data/install_channels.toml [[jetson]])."""
 
-from click.testing import CliRunner
+from cli_helpers import invoke
 from probe_builders import Machine
 
-from gpudoctor.cli import cli
 from gpudoctor.install import parse_request, plan_install, target_from_snapshot
 from gpudoctor.matrices import load_matrices
 from gpudoctor.probes import collect
@@ -56,7 +55,7 @@ def test_a_server_aarch64_machine_is_not_a_jetson():
 
 
 def test_described_jetson_and_bad_l4t():
-    res = CliRunner().invoke(cli, ["install", "torch", "--l4t", "35.4.1", "--sm", "8.7", "--json"])
+    res = invoke("install", "torch", "--l4t", "35.4.1", "--sm", "8.7", "--json")
     assert res.exit_code == 1 and "developer.download.nvidia.com/compute/redist/jp/v512/pytorch" in res.output
-    bad = CliRunner().invoke(cli, ["install", "torch", "--l4t", "six"])
+    bad = invoke("install", "torch", "--l4t", "six")
     assert bad.exit_code == 2 and "bad L4T release" in bad.output and "Traceback" not in bad.output

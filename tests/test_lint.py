@@ -9,9 +9,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke
 
-from gpudoctor.cli import cli
 from gpudoctor.install.target import target_from_options
 from gpudoctor.lint.engine import host_from_target, lint_file, read_source
 from gpudoctor.matrices import load_matrices
@@ -20,11 +19,6 @@ LINT = Path(__file__).parent / "fixtures" / "lint"
 SCHEMAS = Path(__file__).parents[1] / "gpudoctor" / "schema"
 SARIF_SCHEMA = json.loads((Path(__file__).parent / "schemas" / "sarif-schema-2.1.0.json").read_text())
 M = load_matrices(overlay=None)
-
-
-def run(*args: str):
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    return result.exit_code, result.output
 
 
 def lint(path: Path, **target):
@@ -140,29 +134,29 @@ def test_companion_pinned_to_another_torch_points_at_its_line(tmp_path):
 # --- the command --------------------------------------------------------------
 
 def test_exit_codes_and_text():
-    code, out = run("lint", str(LINT / "nemo-rl" / "uv.lock"), "--driver", "580.65.06", "--gpu", "H100 SXM 80GB")
-    assert code == 1 and "uv.lock:35: GD522 error" in out
-    code, _ = run("lint", str(LINT / "vllm" / "requirements-cuda.txt"), "--driver", "580.65.06", "--sm", "9.0")
-    assert code == 0
+    res = invoke("lint", LINT / "nemo-rl" / "uv.lock", "--driver", "580.65.06", "--gpu", "H100 SXM 80GB")
+    assert res.exit_code == 1 and "uv.lock:35: GD522 error" in res.output
+    res = invoke("lint", LINT / "vllm" / "requirements-cuda.txt", "--driver", "580.65.06", "--sm", "9.0")
+    assert res.exit_code == 0
 
 
 def test_json_output_follows_its_schema():
-    code, out = run("lint", str(LINT / "nemo-rl" / "uv.lock"), str(LINT / "text-generation-webui" / "Dockerfile"),
-                    "--driver", "525.60.13", "--sm", "9.0", "--format", "json")
-    data = json.loads(out)
+    res = invoke("lint", LINT / "nemo-rl" / "uv.lock", LINT / "text-generation-webui" / "Dockerfile",
+                 "--driver", "525.60.13", "--sm", "9.0", "--format", "json")
+    data = json.loads(res.output)
     jsonschema.validate(data, json.loads((SCHEMAS / "lint.v1.json").read_text()))
-    assert data["summary"]["exit_code"] == code == 1
+    assert data["summary"]["exit_code"] == res.exit_code == 1
     assert data["files"][1]["findings"][0]["location"] == {"file": str(LINT / "text-generation-webui" / "Dockerfile"),
                                                            "line": 37, "end_line": None}
 
 
 def test_sarif_output_validates_against_the_sarif_2_1_0_schema():
-    code, out = run("lint", str(LINT / "nemo-rl" / "pyproject.toml"), "--driver", "535.104.05",
-                    "--gpu", "GeForce GTX 1080 Ti", "--format", "sarif")
-    log = json.loads(out)
+    res = invoke("lint", LINT / "nemo-rl" / "pyproject.toml", "--driver", "535.104.05",
+                 "--gpu", "GeForce GTX 1080 Ti", "--format", "sarif")
+    log = json.loads(res.output)
     jsonschema.validate(log, SARIF_SCHEMA)
     results = log["runs"][0]["results"]
-    assert code == 1 and {r["ruleId"] for r in results} >= {"GD201", "GD522"}
+    assert res.exit_code == 1 and {r["ruleId"] for r in results} >= {"GD201", "GD522"}
     rules = [r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]]
     assert all(rules[r["ruleIndex"]] == r["ruleId"] for r in results)
     assert all(r["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1 for r in results)
@@ -180,7 +174,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, content, name, message):
         path.write_bytes(content)
     elif content is not None:
         path.write_text(content)
-    result = CliRunner().invoke(cli, ["lint", str(path), "--sm", "8.6"], catch_exceptions=False)
+    result = invoke("lint", path, "--sm", "8.6")
     assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
 
 
@@ -192,8 +186,8 @@ def test_unparsable_requirement_lines_are_notes_not_crashes(tmp_path):
 
 
 def test_poetry_project_and_lock_shapes(tmp_path):
-    """Poetry's own shapes (no public poetry.lock with a CUDA torch source was found for a real
-    fixture): a caret spec with a source, and a lock package with a legacy source."""
+    """A caret spec with a local label and a source, and a minimal lock package with a legacy
+    source (the real projects and locks are in test_lint_poetry.py)."""
     project = tmp_path / "pyproject.toml"
     project.write_text('[tool.poetry.dependencies]\npython = "^3.11"\n'
                        'torch = {version = "^2.5.0+cu121", source = "torch-cu121"}\n\n'
@@ -215,10 +209,10 @@ def test_lint_fix_is_the_install_engines_choice():
     Pascal node is the command `gpudoctor install torch` prints for the same described machine."""
     report = lint(LINT / "nemo-rl" / "pyproject.toml", **PASCAL_535)
     (f,) = [f for f in report.findings if f.code == "GD303"]
-    code, out = run("install", "torch", "--json", "--driver", "535.104.05", "--gpu", "GeForce GTX 1080 Ti",
-                    "--python", "3.11")
-    plan = json.loads(out)
-    assert code == 0
+    res = invoke("install", "torch", "--json", "--driver", "535.104.05", "--gpu", "GeForce GTX 1080 Ti",
+                 "--python", "3.11")
+    plan = json.loads(res.output)
+    assert res.exit_code == 0
     pip = next(c for c in f.fix.commands if " -m pip install torch==" in c)
     assert pip.split("install ", 1)[1] == plan["commands"]["pip"].split("install ", 1)[1]
 
@@ -226,8 +220,8 @@ def test_lint_fix_is_the_install_engines_choice():
 def test_github_annotations_land_on_the_file_and_line(tmp_path, monkeypatch):
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    code, out = run("lint", str(LINT / "nemo-rl" / "uv.lock"), "--driver", "580.65.06", "--gpu", "H100 SXM 80GB",
-                    "--format", "github")
-    (line,) = [x for x in out.splitlines() if x.startswith("::error ")]
-    assert code == 1 and "file=" in line and "line=35" in line and "GD522" in line
+    res = invoke("lint", LINT / "nemo-rl" / "uv.lock", "--driver", "580.65.06", "--gpu", "H100 SXM 80GB",
+                 "--format", "github")
+    (line,) = [x for x in res.output.splitlines() if x.startswith("::error ")]
+    assert res.exit_code == 1 and "file=" in line and "line=35" in line and "GD522" in line
     assert "gpudoctor lint" in summary.read_text()

@@ -13,12 +13,13 @@ from gpudoctor.matrices import load_matrices
 from gpudoctor.matrices.gpu_names import all_words_in as _all_words_in
 from gpudoctor.matrices.gpu_names import normalise as _norm_gpu
 from gpudoctor.matrices.records import GpuModel
+from gpudoctor.smoke.rates import achievable, board_class
 from gpudoctor.versions import compute_capability
 
 M = load_matrices(overlay=None)  # shipped data only: a user overlay must not change the verdict
 GPUS = M.gpus
 PRECISION = {p.compute_capability: p for p in M.table("gpus", "precision")}
-SEGMENTS = ("data-center", "workstation", "consumer", "embedded")
+SEGMENTS = ("data-center", "workstation", "consumer", "laptop", "embedded")
 EXPECTED_CCS = ("3.5", "3.7", "5.0", "5.2", "5.3", "6.0", "6.1", "6.2", "7.0", "7.2", "7.5", "8.0", "8.6", "8.7",
                 "8.9", "9.0", "10.0", "10.3", "11.0", "12.0", "12.1")
 RATES = ("fp32_tflops", "tf32_tflops", "fp16_tflops", "bf16_tflops", "fp8_tflops", "fp4_tflops")
@@ -91,15 +92,22 @@ def test_unlisted_minor_inherits_its_major() -> None:
 # --- one row at a time ---------------------------------------------------------------------
 
 
+def _left_out_with_reason(g: GpuModel, what: str) -> bool:
+    # A figure no source publishes stays out of the row, and the note must say so.
+    note = g.note.lower()
+    return what in note and ("not published" in note or "not recorded" in note or "left out" in note)
+
+
 @per_gpu
 def test_row_basics(g: GpuModel) -> None:
     assert g.source.strip() and g.arch.strip()
     assert g.segment in SEGMENTS
     assert g.nvml_names, "every model needs the device name NVML reports"
-    assert g.memory_gb > 0 and g.memory_bandwidth_gbs and g.memory_bandwidth_gbs > 0
-    assert g.tdp_w and g.tdp_w > 0
+    assert g.memory_gb > 0
+    assert (g.memory_bandwidth_gbs or 0) > 0 or _left_out_with_reason(g, "bandwidth")
+    assert (g.tdp_w or 0) > 0 or _left_out_with_reason(g, "tdp")
     assert g.release_year and 2012 <= g.release_year <= 2026  # Kepler K40: 2013
-    assert g.fp32_tflops and g.fp32_tflops > 0
+    assert (g.fp32_tflops or 0) > 0 or _left_out_with_reason(g, "fp32")
 
 
 @per_gpu
@@ -111,12 +119,12 @@ def test_compute_capability_parses_and_has_a_precision_row(g: GpuModel) -> None:
 @per_gpu
 def test_rates_allowed_by_the_precision_row(g: GpuModel) -> None:
     p = PRECISION[g.compute_capability]
-    assert (g.bf16_tflops is not None) == p.bf16
-    assert (g.tf32_tflops is not None) == p.tf32
-    assert (g.fp8_tflops is not None) == p.fp8
-    assert (g.fp4_tflops is not None) == p.fp4
-    if p.fp16_tensor_cores:
-        assert g.fp16_tflops is not None
+    for field, supported in (("bf16_tflops", p.bf16), ("tf32_tflops", p.tf32), ("fp8_tflops", p.fp8),
+                             ("fp4_tflops", p.fp4), ("fp16_tflops", p.fp16_tensor_cores)):
+        if getattr(g, field) is not None:
+            assert supported or field == "fp16_tflops", f"{field} on a compute capability without it"
+        elif supported:
+            assert _left_out_with_reason(g, field.split("_")[0]), f"{field} missing and the note does not say why"
 
 
 @per_gpu
@@ -127,7 +135,7 @@ def test_rates_ordered(g: GpuModel) -> None:
     ladder = [v for v in (g.fp32_tflops, g.fp16_tflops, g.fp8_tflops, g.fp4_tflops) if v is not None]
     assert ladder == sorted(ladder), "each narrower type must be at least as fast as the wider one"
     if g.tf32_tflops is not None:
-        assert g.fp32_tflops <= g.tf32_tflops <= g.fp16_tflops
+        assert (g.fp32_tflops or 0) <= g.tf32_tflops <= g.fp16_tflops
     if g.bf16_tflops is not None:
         assert g.bf16_tflops == g.fp16_tflops, "tensor cores run BF16 and FP16 at one rate"
 
@@ -139,6 +147,9 @@ consumer_ampere_up = [g for g in GPUS if g.segment == "consumer" and compute_cap
 def test_geforce_uses_fp32_accumulate_rate(g: GpuModel) -> None:
     # GeForce Ampere/Ada/Blackwell: FP16 tensor with FP32 accumulate = 2x FP32 and TF32 = FP32.
     # A ratio near 4 means someone entered the FP16-accumulate (or a sparse) figure.
+    if g.fp16_tflops is None:  # RTX 5090 D: NVIDIA publishes only its capped AI TOPS
+        assert _left_out_with_reason(g, "fp16") and _left_out_with_reason(g, "tf32")
+        return
     assert 1.9 <= g.fp16_tflops / g.fp32_tflops <= 2.1
     assert g.tf32_tflops == pytest.approx(g.fp32_tflops, rel=0.02)
 
@@ -229,7 +240,15 @@ def test_close_spelling_is_a_suggestion_not_an_answer() -> None:
     assert M.gpu("rtx 4900") is None
     assert "GeForce RTX 4090" in {g.name for g in M.gpu_candidates("rtx 4900")}
     assert M.gpu("Tesla P40").name == "P40"  # now a row of its own; it never became the L40
-    assert M.gpu("Tesla P41") is None and M.gpu("Quadro P1000") is None and M.gpu("MI300X") is None
+    assert M.gpu("Tesla P41") is None and M.gpu("MI300X") is None
+    # "Quadro P1000" has a row now, and it is that row, never the RTX 8000; the mobile-only Quadro P3000 is a
+    # laptop row, and the mobile Quadro P5200, with none, is not the desktop P5000.
+    assert M.gpu("Quadro P1000").name == "Quadro P1000" and M.gpu("Quadro P3000").segment == "laptop"
+    assert M.gpu("Quadro P5200") is None
+    # A Ti, SUPER or D card is another model: an RTX 3070 SUPER (no such card) is not the 3070,
+    # and "RTX 3050 Ti" (a laptop part only) is the laptop row, never the desktop 3050.
+    assert M.gpu("GeForce RTX 3070 SUPER") is None and M.gpu("GeForce RTX 2060 Ti") is None
+    assert M.gpu("GeForce RTX 3050 Ti").name == "GeForce RTX 3050 Ti Laptop GPU"
 
 
 @pytest.mark.parametrize("name, row", [
@@ -245,8 +264,35 @@ def test_china_skus_and_old_tesla_cards_have_rows(name, row) -> None:
 
 
 def test_laptop_part_is_not_its_desktop_namesake() -> None:
-    assert M.gpu("NVIDIA GeForce RTX 4090 Laptop GPU") is None
-    assert M.gpu_candidates("NVIDIA GeForce RTX 4090 Laptop GPU")[0].name == "GeForce RTX 4090"
+    # A laptop GPU with a row gets its own row, never the desktop card of the same number ...
+    assert M.gpu("NVIDIA GeForce RTX 4090 Laptop GPU").name == "GeForce RTX 4090 Laptop GPU"
+    assert M.gpu("rtx 4060 laptop").segment == "laptop" and M.gpu("RTX 4060").segment == "consumer"
+    assert M.gpu("NVIDIA GeForce RTX 4090").name == "GeForce RTX 4090"
+    # ... and one without a row stays unknown: the desktop namesake is only a suggestion.
+    assert M.gpu("NVIDIA RTX A5500 Laptop GPU") is None
+    assert M.gpu_candidates("NVIDIA RTX A5500 Laptop GPU")[0].name == "RTX A5500"
+
+
+@pytest.mark.parametrize("name, row", [
+    ("NVIDIA GeForce RTX 4060 Laptop GPU", "GeForce RTX 4060 Laptop GPU"),
+    ("NVIDIA GeForce RTX 3050 Ti Laptop GPU", "GeForce RTX 3050 Ti Laptop GPU"),
+    ("NVIDIA GeForce RTX 3070 Laptop GPU", "GeForce RTX 3070 Laptop GPU"),  # not the 3070 Ti Laptop GPU
+    ("NVIDIA GeForce RTX 5070 Laptop GPU", "GeForce RTX 5070 Laptop GPU"),
+    ("NVIDIA GeForce RTX 2080 SUPER", "GeForce RTX 2080 SUPER"), ("2070S", "GeForce RTX 2070 SUPER"),
+    ("NVIDIA L2", "L2"),
+])
+def test_laptop_super_and_l2_rows(name, row) -> None:
+    assert M.gpu(name).name == row
+    assert M.gpu("NVIDIA GeForce RTX 2080").name == "GeForce RTX 2080"  # the SUPER never swallows the plain card
+
+
+@pytest.mark.parametrize("g", [g for g in GPUS if g.segment == "laptop"], ids=lambda g: g.name)
+def test_laptop_rows_say_which_configuration(g: GpuModel) -> None:
+    # A laptop's clock is its maker's power limit: the note must say which clock and power the figures are for.
+    assert re.search(r"\d{3,4} MHz", g.note) and re.search(r"\d+ W", g.note), g.note
+    assert M.gpu_family(g.name).compute_capability == g.compute_capability
+    # ... so smoke gives no rate verdict for one, even at 75 W or less.
+    assert board_class(g) == "laptop" and achievable(M, g, "gemm_bf16", "fp32") is None
 
 
 def test_quadro_and_ada_rtx_6000_are_told_apart() -> None:
@@ -292,8 +338,79 @@ def test_informal_names_get_their_family(name, cc) -> None:
 
 
 @pytest.mark.parametrize("name", ["MI300X", "AMD Instinct MI250X", "Arc A770", "Radeon RX 7900 XTX", "RTX 6000",
-                                  "Apple M2 Max", "Intel UHD Graphics 630", "port 3080"])
+                                  "Apple M2 Max", "Intel UHD Graphics 630", "port 3080",
+                                  # mobile Keplers, not the desktop cards of the same number (GTX 780 3.5, GTX 750 5.0)
+                                  "GeForce GTX 780M", "GeForce GT 750M"])
 def test_names_of_other_vendors_or_ambiguous_ones_stay_unknown(name) -> None:
     m = load_matrices(overlay=None)
     assert m.gpu_family(name) is None
     assert m.gpu(name) is None
+
+
+@pytest.mark.parametrize("name, row", [
+    ("GTX 1660 SUPER", "GeForce GTX 1660 SUPER"), ("NVIDIA GeForce GTX 1660", "GeForce GTX 1660"),
+    ("GeForce GTX 1650 SUPER", "GeForce GTX 1650 SUPER"), ("NVIDIA GeForce GTX 1630", "GeForce GTX 1630"),
+    ("NVIDIA GeForce GTX 1070 Ti", "GeForce GTX 1070 Ti"), ("NVIDIA GeForce GTX 1060 3GB", "GeForce GTX 1060 3GB"),
+    ("NVIDIA TITAN X (Pascal)", "TITAN X (Pascal)"), ("NVIDIA GeForce GTX TITAN X", "GeForce GTX TITAN X"),
+    ("GeForce GTX TITAN Z", "GeForce GTX TITAN Z (per GPU)"), ("GeForce GTX 780 Ti", "GeForce GTX 780 Ti"),
+    ("Quadro P6000", "Quadro P6000"), ("Quadro RTX 4000", "Quadro RTX 4000"), ("Quadro GV100", "Quadro GV100"),
+    ("Tesla K20Xm", "K20X"), ("Tesla K20c", "K20"), ("Tesla M4", "M4"), ("Tesla M10", "M10 (per GPU)"), ("Tesla P6", "P6"),
+    ("NVIDIA RTX A400", "RTX A400"), ("NVIDIA RTX PRO 4000 Blackwell SFF Edition", "RTX PRO 4000 Blackwell SFF"),
+    ("NVIDIA GeForce RTX 5090 D", "GeForce RTX 5090 D"), ("NVIDIA GeForce RTX 5090 D v2", "GeForce RTX 5090 D v2"),
+    ("NVIDIA GeForce RTX 3080 Laptop GPU", "GeForce RTX 3080 Laptop GPU"),
+    ("NVIDIA GeForce RTX 2050", "GeForce RTX 2050 Laptop GPU"),
+])
+def test_older_and_professional_gpus_have_rows(name, row) -> None:
+    assert M.gpu(name).name == row
+
+
+def test_neighbours_of_the_new_rows_stay_apart() -> None:
+    # Each name is its own model: a numbered neighbour, a variant word or a shorter Tesla name is never the answer.
+    assert M.gpu("NVIDIA RTX PRO 4000 Blackwell").name == "RTX PRO 4000 Blackwell"
+    assert M.gpu("NVIDIA GeForce RTX 5090").name == "GeForce RTX 5090"
+    assert M.gpu("Tesla P4").name == "P4" and M.gpu("Tesla M40").name == "M40" and M.gpu("Tesla M60").name == "M60 (per GPU)"
+    assert M.gpu("Quadro RTX 6000").name == "Quadro RTX 6000" and M.gpu("NVIDIA GeForce GTX 1080").name == "GeForce GTX 1080"
+    # "TITAN X" is the Maxwell GTX TITAN X (5.2) or the TITAN X (Pascal) (6.1): it names neither.
+    assert M.gpu("TITAN X") is None
+    assert {"GeForce GTX TITAN X", "TITAN X (Pascal)"} <= {g.name for g in M.gpu_matches("TITAN X")}
+    # The RTX 2050 is an Ampere laptop part (8.6), not a Turing RTX 20 card; the RTX 3050 A Laptop GPU an Ada one (8.9),
+    # so it never takes the Ampere RTX 3050 Laptop GPU's row.
+    assert M.gpu_family("NVIDIA GeForce RTX 2050").compute_capability == "8.6"
+    assert M.gpu_family("NVIDIA GeForce RTX 3050 A Laptop GPU").compute_capability == "8.9"
+    assert M.gpu("NVIDIA GeForce RTX 3050 A Laptop GPU") is None
+    # One device name, two memory sizes: the RTX 3050 6 GB and 8 GB.
+    assert M.gpu("NVIDIA GeForce RTX 3050", memory_gb=5.8).name == "GeForce RTX 3050 6GB"
+    assert M.gpu("NVIDIA GeForce RTX 3050", memory_gb=7.8).name == "GeForce RTX 3050"
+
+
+@pytest.mark.parametrize("name, row", [
+    ("NVIDIA GeForce MX110", "GeForce MX110"), ("NVIDIA GeForce MX550", "GeForce MX550"),
+    ("NVIDIA GeForce MX570", "GeForce MX570"), ("NVIDIA GeForce MX570 A", "GeForce MX570 A"),
+    ("NVIDIA GeForce GTX 960M", "GeForce GTX 960M"), ("Quadro M2000M", "Quadro M2000M"),
+    ("NVIDIA GeForce GTX 1070 with Max-Q Design", "GeForce GTX 1070 with Max-Q Design"),
+    ("Quadro P4000 with Max-Q Design", "Quadro P4000 with Max-Q Design"),
+    ("NVIDIA T400 4GB", "T400 4GB"), ("NVIDIA T1000", "T1000"), ("NVIDIA T500", "T500 Laptop GPU"),
+    ("NVIDIA T600 Laptop GPU", "T600 Laptop GPU"), ("Quadro RTX 3000", "Quadro RTX 3000 Laptop GPU"),
+    ("NVIDIA RTX A2000 8GB Laptop GPU", "RTX A2000 8GB Laptop GPU"),
+    ("NVIDIA RTX 3500 Ada Generation Laptop GPU", "RTX 3500 Ada Generation Laptop GPU"),
+])
+def test_long_tail_laptop_and_workstation_rows(name, row) -> None:
+    assert M.gpu(name).name == row
+
+
+def test_laptop_names_never_take_desktop_rows() -> None:
+    # The driver names Max-Q parts apart; a Max-Q name without a row of its own is not the desktop card ...
+    assert M.gpu("NVIDIA GeForce GTX 1650 with Max-Q Design") is None
+    assert M.gpu("NVIDIA GeForce RTX 2080 with Max-Q Design") is None
+    assert M.gpu("NVIDIA GeForce GTX 1070").name == "GeForce GTX 1070"  # the Max-Q row never swallows it
+    assert M.gpu("NVIDIA GeForce GTX 1650 Ti") is None  # TU116 and TU117 parts share it: the family answers
+    assert M.gpu_family("NVIDIA GeForce GTX 1650 Ti").compute_capability == "7.5"
+    # ... the laptop "Quadro T1000" (GDDR5 and GDDR6 parts under one name) is not the desktop "NVIDIA T1000" ...
+    assert M.gpu("Quadro T1000") is None and M.gpu_family("Quadro T1000").compute_capability == "7.5"
+    # ... and names whose parts differ in memory or power stay with their family.
+    for name, cc in (("NVIDIA GeForce MX450", "7.5"), ("NVIDIA GeForce MX150", "6.1"), ("MX250", "6.1"),
+                     ("GTX 965M", "5.2")):
+        assert M.gpu(name) is None and M.gpu_family(name).compute_capability == cc, name
+    # The desktop Quadro M2000 is a GM206 (5.2), the laptop M2000M a GM107 (5.0).
+    assert M.gpu_family("Quadro M2000").compute_capability == "5.2"
+    assert M.gpu_family("Quadro M2000M").compute_capability == "5.0"

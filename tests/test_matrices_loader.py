@@ -192,12 +192,16 @@ def test_torch_build_references_resolve(build):
 @pytest.mark.parametrize("rel", M.torch_releases, ids=[r.version for r in M.torch_releases])
 def test_each_torch_release_has_a_pypi_build_per_platform(rel):
     # Every platform the data covers for a series has its PyPI row; series before 1.13 are
-    # recorded for Linux x86_64 only (their release rows say so).
+    # recorded for Linux x86_64 and Windows only, and before 1.7 PyPI had no Windows wheels
+    # (their release rows say so).
     for platform in ("linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64"):
         if platform != "linux-x86_64" and not M.torch_builds_of(rel.version, platform):
-            assert Version(rel.version) < Version("1.13") and "Linux x86_64 builds" in rel.note, platform
+            assert Version(rel.version) < Version("1.13") and "Windows builds are in gpudoctor's data" in rel.note
             continue
         b = M.torch_pypi_build(rel.version, platform)
+        if b is None and platform == "windows-x86_64":
+            assert Version(rel.version) < Version("1.7") and "No Windows wheels on PyPI" in rel.note
+            continue
         assert b is not None and b.pypi_default, platform
     assert Version(rel.python_min) <= Version(rel.python_max)
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke
 
-from gpudoctor.cli import cli
 from gpudoctor.matrices import load_matrices
 from gpudoctor.matrices.loader import SHIPPED_DIR
 
@@ -20,12 +19,8 @@ def _no_user_overlay(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
 
 
-def run(*args: str):
-    return CliRunner().invoke(cli, ["matrix", *args])
-
-
 def as_json(*args: str) -> dict:
-    result = run(*args, "--json")
+    result = invoke("matrix", *args, "--json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["schema_version"] == 1 and doc["data_as_of"]
@@ -51,7 +46,7 @@ def test_torch_series_and_platform_filter():
 
 
 def test_group_level_json_flag_works_too():
-    result = CliRunner().invoke(cli, ["matrix", "--json", "cudnn", "9.11.0"])
+    result = invoke("matrix", "--json", "cudnn", "9.11.0")
     assert json.loads(result.stdout)["rows"][0]["min_sm"] == "7.5"
 
 
@@ -89,7 +84,7 @@ def test_framework_subjects_answer_a_version(args, key, value):
     (("gpu", "definitely-not-a-gpu-name"), ""),
 ])
 def test_unknown_query_is_one_line_and_exit_2(args, hint):
-    result = run(*args)
+    result = invoke("matrix", *args)
     assert result.exit_code == 2
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
@@ -98,13 +93,13 @@ def test_unknown_query_is_one_line_and_exit_2(args, hint):
 
 @pytest.mark.parametrize("args", [("torch", "2.14.1"), ("cuda", "13.0"), ("tensorflow",), ("jax",), ("cudnn",), ("cupy",)])
 def test_text_output_is_a_table_with_the_data_date(args):
-    result = run(*args)
+    result = invoke("matrix", *args)
     assert result.exit_code == 0, result.output
     assert "data as of 2026-11-29" in result.stdout and "┃" in result.stdout
 
 
 def test_no_overlay_flag_and_help():
-    assert run("--no-overlay", "cupy", "12").exit_code == 0
-    help_text = run("--help").stdout
+    assert invoke("matrix", "--no-overlay", "cupy", "12").exit_code == 0
+    help_text = invoke("matrix", "--help").stdout
     for sub in ("torch", "cuda", "gpu", "tensorflow", "jax", "cudnn", "cupy", "refresh"):
         assert sub in help_text

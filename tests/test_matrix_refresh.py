@@ -12,9 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke
 
-from gpudoctor.commands.matrix import matrix
 from gpudoctor.matrices import load_matrices, overlay_dir
 from gpudoctor.matrices.loader import SHIPPED_DIR, load_dir
 from gpudoctor.matrices.pypi_metadata import PyPI, RefreshError, pins, python_floor, wheel_pythons
@@ -181,7 +180,7 @@ def test_bad_responses_raise_one_clear_error(session, message):
 ])
 def test_cli_refresh_failure_writes_nothing_and_exits_2(session, code, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    result = CliRunner().invoke(matrix, ["refresh"], obj={"session": session, "today": TODAY})
+    result = invoke("matrix", "refresh", obj={"session": session, "today": TODAY})
     assert result.exit_code == code
     assert result.stdout == "" and len(result.stderr.strip().splitlines()) == 1
     assert "nothing written" in result.stderr
@@ -191,16 +190,16 @@ def test_cli_refresh_failure_writes_nothing_and_exits_2(session, code, tmp_path,
 def test_cli_refresh_writes_the_overlay_then_queries_see_it(trimmed, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     obj = {"session": RecordedSession(), "today": TODAY, "shipped": str(trimmed)}
-    dry = CliRunner().invoke(matrix, ["refresh", "--dry-run"], obj=dict(obj))
+    dry = invoke("matrix", "refresh", "--dry-run", obj=dict(obj))
     assert dry.exit_code == 0, dry.output
     assert "+version = \"2.15.0\"" in dry.stdout and not overlay_dir().exists()
-    done = CliRunner().invoke(matrix, ["refresh"], obj=dict(obj))
+    done = invoke("matrix", "refresh", obj=dict(obj))
     assert done.exit_code == 0, done.output
     assert sorted(p.name for p in overlay_dir().glob("*.toml")) == ["cudnn.toml", "jax.toml", "tensorflow.toml", "torch.toml"]
     assert not list(overlay_dir().glob(".*.tmp"))  # atomic writes leave no temp files
     merged = load_matrices(str(trimmed), overlay=str(overlay_dir()))
     assert merged.torch_pypi_build("2.15.0").cuda == SHIPPED.torch_pypi_build("2.15.0").cuda
-    again = CliRunner().invoke(matrix, ["refresh", "--dry-run"], obj=dict(obj))
+    again = invoke("matrix", "refresh", "--dry-run", obj=dict(obj))
     assert "up to date" in again.stdout  # rebuilt from scratch: the same plan, no diff
 
 
@@ -208,7 +207,7 @@ def test_refresh_against_full_shipped_data_removes_a_stale_overlay(tmp_path, mon
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     overlay_dir().mkdir(parents=True)
     (overlay_dir() / "torch.toml").write_text("stale")
-    result = CliRunner().invoke(matrix, ["refresh"], obj={"session": RecordedSession(), "today": TODAY})
+    result = invoke("matrix", "refresh", obj={"session": RecordedSession(), "today": TODAY})
     assert result.exit_code == 0 and "nothing newer" in result.stdout
     assert "CUDA 13.5" not in result.stderr and "Traceback" not in result.stderr  # the toolkit table now has 13.5
     assert not (overlay_dir() / "torch.toml").exists()

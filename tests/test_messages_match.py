@@ -2,30 +2,25 @@
 
 import json
 
-from click.testing import CliRunner
+from cli_helpers import invoke
 
-from gpudoctor.cli import cli
 from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.render.explain import PYTHON_EXPRESSION
 
 
-def run(args, **kw):
-    return CliRunner().invoke(cli, args, catch_exceptions=False, prog_name="gpudoctor", **kw)
-
-
 def test_cudnn_query_as_people_write_it(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    rows = json.loads(run(["matrix", "--no-overlay", "--json", "cudnn", "9.11"]).stdout)["rows"]
+    rows = json.loads(invoke("matrix", "--no-overlay", "--json", "cudnn", "9.11").stdout)["rows"]
     assert [r["version_from"] for r in rows] == ["9.11.0"]
-    major = json.loads(run(["matrix", "--no-overlay", "--json", "cudnn", "9"]).stdout)["rows"]
+    major = json.loads(invoke("matrix", "--no-overlay", "--json", "cudnn", "9").stdout)["rows"]
     assert major and all(r["version_from"].startswith("9.") for r in major)
-    assert "0.0.9" not in run(["matrix", "--no-overlay", "cudnn", "5"]).stderr
+    assert "0.0.9" not in invoke("matrix", "--no-overlay", "cudnn", "5").stderr
 
 
 def test_matrix_markup_in_data_is_printed(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv("COLUMNS", "200")
-    out = run(["matrix", "--no-overlay", "cupy", "12"]).stdout
+    out = invoke("matrix", "--no-overlay", "cupy", "12").stdout
     assert "[ctk]" in out and "1 row;" in out
 
 
@@ -38,15 +33,15 @@ def test_no_shell_placeholder_or_python_after_a_prompt():
 
 
 def test_smoke_help_names_a_command_that_exists():
-    assert "snapshot --json" not in run(["smoke", "--help"]).stdout
-    assert run(["snapshot", "--help"]).exit_code == 0
+    assert "snapshot --json" not in invoke("smoke", "--help").stdout
+    assert invoke("snapshot", "--help").exit_code == 0
 
 
 def test_help_states_the_time_limits():
     from gpudoctor.probes.deep import DEEP_TIMEOUT_S
     from gpudoctor.probes.target import TARGET_TIMEOUT_S
 
-    text = " ".join(run(["check", "--help"]).stdout.split())
+    text = " ".join(invoke("check", "--help").stdout.split())
     assert f"at most {DEEP_TIMEOUT_S:g} s each" in text and f"at most {TARGET_TIMEOUT_S:g} s" in text
 
 
@@ -56,7 +51,7 @@ def test_gd505_suggests_explain_only_for_a_message_it_knows():
     known = _explain_fix("ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory",
                          "torch")
     assert known.commands[0].startswith("gpudoctor explain ")
-    assert run(["explain", "--no-probe", "ImportError: libcudnn.so.9: cannot open shared object file"]).exit_code == 0
+    assert invoke("explain", "--no-probe", "ImportError: libcudnn.so.9: cannot open shared object file").exit_code == 0
     unknown = _explain_fix("SomethingError: the flux capacitor is unplugged", "torch")
     assert unknown.commands == ("python -c 'import torch'",)
-    assert run(["explain", "--no-probe", "SomethingError: the flux capacitor is unplugged"]).exit_code == 1
+    assert invoke("explain", "--no-probe", "SomethingError: the flux capacitor is unplugged").exit_code == 1

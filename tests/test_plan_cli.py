@@ -7,13 +7,13 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke
+from plan_helpers import small_matrices
 
 import gpudoctor.matrices
 from gpudoctor.commands import plan as plan_cmd
 from gpudoctor.matrices import load_matrices
 from gpudoctor.snapshot import Gpu, Snapshot
-from plan_helpers import small_matrices
 
 SCHEMA = json.loads((Path(plan_cmd.__file__).resolve().parent.parent / "schema" / "plan.v1.json").read_text())
 
@@ -28,13 +28,8 @@ def small(monkeypatch):
     monkeypatch.setattr(gpudoctor.matrices, "load_matrices", lambda *a, **k: small_matrices())
 
 
-def run(*args):
-    result = CliRunner().invoke(plan_cmd.plan, list(args), catch_exceptions=False)
-    return result
-
-
 def run_json(*args):
-    result = run(*args, "--json")
+    result = invoke("plan", *args, "--json")
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     jsonschema.validate(data, SCHEMA)
@@ -48,9 +43,9 @@ def test_json_contract_with_the_shipped_gpu_table():
     parts = sum(mem[k] for k in ("weights_gib", "gradients_gib", "optimizer_gib", "activations_gib", "other_gib",
                                  "context_gib"))
     assert parts == pytest.approx(mem["peak_gib"], abs=0.01)
-    # every known GPU except embedded boards, which come only with --edge
+    # every known GPU except embedded boards and laptop GPUs, which come only with --edge
     shipped = load_matrices().gpus
-    assert len(data["gpus"]) == len([g for g in shipped if g.segment != "embedded"])
+    assert len(data["gpus"]) == len([g for g in shipped if g.segment not in ("embedded", "laptop")])
     assert len(run_json("gpt2", "--batch", "4", "--edge")["gpus"]) == len(shipped)
     assert [g["rank"] for g in data["gpus"]] == list(range(1, len(data["gpus"]) + 1))
 
@@ -99,11 +94,11 @@ def test_inference_plans_kv_cache(small):
 
 
 def test_list_shows_presets():
-    result = run("--list")
+    result = invoke("plan", "--list")
     assert result.exit_code == 0
     for name in ("bert-large", "gpt2-xl", "sd-unet", "llama3-70b"):
         assert name in result.stdout
-    data = json.loads(run("--list", "--json").stdout)
+    data = json.loads(invoke("plan", "--list", "--json").stdout)
     assert {"name", "family", "params", "source"} <= set(data[0])
 
 
@@ -119,7 +114,7 @@ def test_list_shows_presets():
     ([], "name a model"),
 ])
 def test_usage_errors_are_one_line_exit_2(small, args, needle):
-    result = run(*args)
+    result = invoke("plan", *args)
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0]
@@ -143,7 +138,7 @@ def test_explicit_shape(small):
 
 def test_svg_and_text_view(tmp_path, small):
     svg = tmp_path / "plan.svg"
-    result = run("gpt2", "--batch", "2", "--seq", "256", "--svg", str(svg))
+    result = invoke("plan", "gpt2", "--batch", "2", "--seq", "256", "--svg", str(svg))
     assert result.exit_code == 0
     assert "Candidate GPUs" in result.stdout and "peak" in result.stdout
     text = svg.read_text()
@@ -151,7 +146,7 @@ def test_svg_and_text_view(tmp_path, small):
 
 
 def test_svg_unwritable(tmp_path, small):
-    result = run("gpt2", "--svg", str(tmp_path / "missing" / "dir" / "x.svg"))
+    result = invoke("plan", "gpt2", "--svg", str(tmp_path / "missing" / "dir" / "x.svg"))
     assert result.exit_code == 2 and "cannot write" in result.stderr
 
 
@@ -187,30 +182,23 @@ def test_here_unknown_gpu_still_plans_memory(small, monkeypatch):
 
 def test_here_without_gpu_says_so(small, monkeypatch):
     monkeypatch.setattr(plan_cmd, "_collect_snapshot", lambda: _snapshot())
-    result = run("gpt2", "--here")
+    result = invoke("plan", "gpt2", "--here")
     assert result.exit_code == 1
     assert "No NVIDIA GPU on this machine" in result.stdout
-    data = json.loads(run("gpt2", "--here", "--json").stdout)
+    data = json.loads(invoke("plan", "gpt2", "--here", "--json").stdout)
     assert data["gpus"] == [] and data["here"]["gpus_found"] == 0
-
-
-def test_here_without_probes(small, monkeypatch):
-    monkeypatch.setattr(plan_cmd, "_collect_snapshot", lambda: None)
-    result = run("gpt2", "--here")
-    assert result.exit_code == 2 and "probes" in result.stderr
 
 
 def test_here_job_too_big_exits_1(small, monkeypatch):
     monkeypatch.setattr(plan_cmd, "_collect_snapshot", lambda: _snapshot(
         Gpu(index=0, name="Tesla T4", memory_total_mib=15360, compute_capability="7.5")))
-    result = run("llama2-13b", "--precision", "amp-fp16", "--here")
+    result = invoke("plan", "llama2-13b", "--precision", "amp-fp16", "--here")
     assert result.exit_code == 1
 
 
 def test_through_the_real_cli_entry_point():
-    from gpudoctor.cli import cli
 
-    result = CliRunner().invoke(cli, ["plan", "--list"])
+    result = invoke("plan", "--list")
     assert result.exit_code == 0 and "llama2-7b" in result.stdout
 
 
@@ -228,7 +216,7 @@ def test_default_ranking_is_job_cost_then_time_and_says_the_answer(small):
     assert picks["cheapest"]["gpu"] == fitting[0]["name"]
     fastest = min((g for g in fitting if g["job_rent_usd"] is not None), key=lambda g: g["hours"])
     assert picks["fastest"]["gpu"] == fastest["name"]
-    text = run("llama-3.2-1b", "--batch", "4", "--seq", "1024", "--precision", "bf16", "--tokens", "1e9").stdout
+    text = invoke("plan", "llama-3.2-1b", "--batch", "4", "--seq", "1024", "--precision", "bf16", "--tokens", "1e9").stdout
     assert "cheapest: " in text and "fastest: " in text and "best value: " in text
 
 
@@ -247,7 +235,7 @@ def test_multi_gpu_hours_follow_the_throughput(small):
 
 
 def test_inference_has_a_time_column_and_a_kv_cache_label(small):
-    result = run("llama3-8b", "--inference", "--context", "4096", "--batch", "4")
+    result = invoke("plan", "llama3-8b", "--inference", "--context", "4096", "--batch", "4")
     assert "KV cache" in result.stdout
     data = run_json("llama3-8b", "--inference", "--context", "4096", "--batch", "4")
     assert data["memory"]["kv_cache_gib"] == pytest.approx(data["memory"]["activations_gib"])

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke
 
 from gpudoctor.plan import accuracy, exact, memory, models
 from gpudoctor.plan.job import Job
@@ -59,9 +59,8 @@ def test_missing_interpreter_is_a_clear_error(tmp_path):
 
 
 def test_cli_exact_error_is_one_line(tmp_path):
-    from gpudoctor.commands.plan import plan
 
-    result = CliRunner().invoke(plan, ["mlp", "--exact", "--python", str(tmp_path / "nope"), "--json"])
+    result = invoke("plan", "mlp", "--exact", "--python", str(tmp_path / "nope"), "--json")
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
 
 
@@ -137,18 +136,17 @@ def test_reference_implementations_have_the_published_parameter_counts():
 @needs_torch
 @pytest.mark.slow
 def test_cli_torch_factory_end_to_end():
-    from gpudoctor.commands.plan import plan
 
     args = ["--torch", f"{FACTORIES}:tiny_lm", "--python", TORCH_PY, "--batch", "2", "--seq", "32",
             "--precision", "fp32", "--json"]
-    result = CliRunner().invoke(plan, args)
+    result = invoke("plan", *args)
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["mode"] == "exact" and data["model"]["params"] > 0
     assert data["memory"]["weights_gib"] > 0 and data["memory"]["optimizer_gib"] > 0
 
-    broken = CliRunner().invoke(plan, ["--torch", f"{FACTORIES}:broken", "--python", TORCH_PY])
+    broken = invoke("plan", "--torch", f"{FACTORIES}:broken", "--python", TORCH_PY)
     assert broken.exit_code == 2 and "broken on purpose" in broken.stderr
 
-    bare = CliRunner().invoke(plan, ["--torch", f"{FACTORIES}:only_model", "--python", TORCH_PY])
+    bare = invoke("plan", "--torch", f"{FACTORIES}:only_model", "--python", TORCH_PY)
     assert bare.exit_code == 2 and "return (model, inputs" in bare.stderr

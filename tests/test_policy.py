@@ -10,9 +10,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke
 
-from gpudoctor.cli import cli, main
+from gpudoctor.cli import main
 from gpudoctor.doctor import judge
 from gpudoctor.findings import Outcome, Severity
 from gpudoctor.matrices import load_matrices
@@ -105,8 +105,7 @@ def test_pyproject_table_and_cli_json_validates(tmp_path):
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text('[project]\nname = "x"\n\n[tool.gpudoctor]\ndriver_min = "590.44.01"\n'
                          '[[tool.gpudoctor.ignore]]\ncode = "GD612"\nreason = "FP16 only"\n')
-    result = CliRunner().invoke(cli, ["check", "--from", str(snap), "--policy", str(pyproject), "--json"],
-                                catch_exceptions=False)
+    result = invoke("check", "--from", str(snap), "--policy", str(pyproject), "--json")
     assert result.exit_code == 1
     data = json.loads(result.stdout)
     jsonschema.validate(data, SCHEMA)

@@ -13,7 +13,7 @@ from test_probe_libraries import SITE, venv_machine
 
 from gpudoctor.matrices import load_matrices
 from gpudoctor.probes import collect
-from gpudoctor.rules.registry import RULES, all_rules, run_rules
+from gpudoctor.rules.registry import RULES, run_rules
 
 WHEELS = Path(__file__).parent / "fixtures" / "wheels"
 # c10::Error::Error(c10::SourceLocation, std::string) under each ABI, as g++ mangles it.
@@ -38,7 +38,6 @@ def with_torch(m: Machine, version: str, fixture: str, abi: bytes | None = None)
 
 
 def judge(snap, code):
-    _ = all_rules()
     (res,) = run_rules(snap, load_matrices(overlay=None), [RULES[code]], debug=True)
     return res
 

@@ -8,9 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke
 
-from gpudoctor.cli import cli
 from gpudoctor.redact import Redactor, hostnames_in_text
 from gpudoctor.snapshot import Snapshot
 
@@ -70,8 +69,7 @@ def _codes(report_json: str) -> list[tuple[str, str | None]]:
 @pytest.mark.parametrize("host", ["gpu-box-03", "cuda", "python"])
 def test_a_redacted_report_replays_to_the_same_findings(tmp_path, host):
     snap = _personal_snapshot(tmp_path, host)
-    runner = CliRunner()
-    res = runner.invoke(cli, ["report", "--redact", "--from", str(snap)], catch_exceptions=False)
+    res = invoke("report", "--redact", "--from", str(snap))
     assert res.exit_code == 0
     assert "alice" not in res.stdout and "carol" not in res.stdout
     assert "gpu-box-03" not in res.stdout
@@ -79,8 +77,8 @@ def test_a_redacted_report_replays_to_the_same_findings(tmp_path, host):
     Snapshot.from_dict(json.loads(raw))  # still a valid snapshot
     replay = tmp_path / "replay.json"
     replay.write_text(raw)
-    before = runner.invoke(cli, ["check", "--json", "--from", str(snap)])
-    after = runner.invoke(cli, ["check", "--json", "--from", str(replay)])
+    before = invoke("check", "--json", "--from", str(snap))
+    after = invoke("check", "--json", "--from", str(replay))
     assert after.exit_code == before.exit_code
     assert _codes(after.stdout) == _codes(before.stdout) and _codes(before.stdout)
 
@@ -91,9 +89,9 @@ def test_diagnose_redact_removes_uuids_users_and_hosts(tmp_path):
                      "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-3b2b5c1e-8f0a-4d59-9c1e-0a1b2c3d4e5f)\n"
                      "dgx-07 ran /home/bob/train.py\n")
     for fmt in ("text", "markdown", "json"):
-        plain = CliRunner().invoke(cli, ["diagnose", str(paste), "--format", fmt]).stdout
+        plain = invoke("diagnose", str(paste), "--format", fmt).stdout
         assert "3b2b5c1e" in plain  # the output shows the UUID unless told not to
-        res = CliRunner().invoke(cli, ["diagnose", str(paste), "--redact", "--format", fmt])
+        res = invoke("diagnose", str(paste), "--redact", "--format", fmt)
         assert res.exit_code in (0, 1), res.output
         out = res.stdout
         assert "3b2b5c1e" not in out and "bob" not in out and "dgx-07" not in out, (fmt, out)

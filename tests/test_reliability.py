@@ -9,10 +9,10 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke
 from fakes import FakeCommand, FakeHost
 
-from gpudoctor.cli import cli, main
+from gpudoctor.cli import main
 from gpudoctor.doctor import judge
 from gpudoctor.host import run_command
 from gpudoctor.matrices import load_matrices
@@ -61,7 +61,7 @@ PLAN_BAD = [
 
 @pytest.mark.parametrize("args, message", PLAN_BAD, ids=lambda a: " ".join(a) if isinstance(a, list) else "")
 def test_plan_refuses_nonsense_with_one_line(args, message):
-    res = CliRunner().invoke(cli, ["plan", *args])
+    res = invoke("plan", *args)
     assert res.exit_code == 2, res.output
     assert message in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
 
@@ -69,7 +69,7 @@ def test_plan_refuses_nonsense_with_one_line(args, message):
 def test_plan_refuses_a_preset_and_a_config_together(tmp_path):
     cfg = tmp_path / "config.json"
     cfg.write_text(json.dumps({"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12}))
-    res = CliRunner().invoke(cli, ["plan", "llama3-8b", "--config", str(cfg)])
+    res = invoke("plan", "llama3-8b", "--config", str(cfg))
     assert res.exit_code == 2 and "not both" in res.stderr
 
 
@@ -84,7 +84,7 @@ def test_plan_refuses_a_preset_and_a_config_together(tmp_path):
 def test_plan_config_sizes_are_checked(tmp_path, cfg, message):
     path = tmp_path / "config.json"
     path.write_text(json.dumps(cfg))
-    res = CliRunner().invoke(cli, ["plan", "--config", str(path)])
+    res = invoke("plan", "--config", str(path))
     assert res.exit_code == 2 and message in res.stderr, res.output
 
 
@@ -93,12 +93,12 @@ def test_plan_binary_files_are_one_line(tmp_path, option):
     path = tmp_path / "blob"
     path.write_bytes(bytes(range(256)) * 4)
     args = ["plan", "--config", str(path)] if option == "--config" else ["plan", "llama3-8b", "--prices", str(path)]
-    res = CliRunner().invoke(cli, args)
+    res = invoke(*args)
     assert res.exit_code == 2 and "not UTF-8 text" in res.stderr, res.output
 
 
 def test_a_valid_plan_still_plans():
-    res = CliRunner().invoke(cli, ["plan", "llama3-8b", "--lora", "8", "--seq", "2048", "--json"])
+    res = invoke("plan", "llama3-8b", "--lora", "8", "--seq", "2048", "--json")
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["gpus"]
 
@@ -111,7 +111,7 @@ def test_a_valid_plan_still_plans():
 def test_every_command_takes_debug(argv, tmp_path):
     snap = tmp_path / "snap.json"
     snap.write_text(json.dumps(_fixture("GD201", "good")))
-    res = CliRunner().invoke(cli, [a.replace("{snap}", str(snap)) for a in argv] + ["--debug"])
+    res = invoke(*[a.replace("{snap}", str(snap)) for a in argv], "--debug")
     assert res.exit_code in (0, 1), res.output
 
 
@@ -203,7 +203,7 @@ def test_diagnose_finds_a_report_at_the_end_of_a_big_log_and_says_what_it_skippe
     assert len(report) < 50_000
     log = tmp_path / "train.log"
     log.write_bytes(b"step 1 loss 0.5\n" * 20_000 + report)
-    res = CliRunner().invoke(cli, ["diagnose", str(log), "--json"])
+    res = invoke("diagnose", str(log), "--json")
     data = json.loads(res.stdout)
     assert data["read"]["facts"], "the report at the end was not read"
     nr = data["read"]["not_read"]
@@ -213,7 +213,7 @@ def test_diagnose_finds_a_report_at_the_end_of_a_big_log_and_says_what_it_skippe
 
 
 def test_diagnose_of_a_small_file_has_no_not_read():
-    res = CliRunner().invoke(cli, ["diagnose", str(CORPUS / "a1111-3003-titan-black.txt"), "--json"])
+    res = invoke("diagnose", str(CORPUS / "a1111-3003-titan-black.txt"), "--json")
     assert "not_read" not in json.loads(res.stdout)["read"] and "not read" not in res.stderr
 
 
@@ -294,5 +294,5 @@ def test_a_price_table_with_non_finite_or_negative_numbers_is_refused(tmp_path, 
     path = tmp_path / "prices.toml"
     path.write_text(f'[[rent]]\ngpu = "H100 SXM 80GB"\ntier = "on-demand"\nprovider = "x"\nusd_per_hour = {value}\n'
                     'date = "2026-01-01"\nsource = "test"\n')
-    res = CliRunner().invoke(cli, ["plan", "llama3-8b", "--prices", str(path)])
+    res = invoke("plan", "llama3-8b", "--prices", str(path))
     assert res.exit_code == 2 and "usd_per_hour" in res.stderr, res.output

@@ -12,9 +12,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke
 
-from gpudoctor.cli import cli
 from gpudoctor.doctor import judge
 from gpudoctor.findings import Evidence, Finding, Fix, Location, Severity
 from gpudoctor.matrices import load_matrices
@@ -52,7 +51,7 @@ def snapshot_file(src: Path, tmp_path: Path) -> str:
 
 
 def run_cli(*args, env=None):
-    result = CliRunner().invoke(cli, list(args), env=env, catch_exceptions=False)
+    result = invoke(*args, env=env)
     return result.exit_code, result.stdout
 
 

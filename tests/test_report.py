@@ -5,9 +5,8 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke
 
-from gpudoctor.cli import cli
 from gpudoctor.redact import Redactor
 from gpudoctor.snapshot import Snapshot
 
@@ -28,12 +27,8 @@ def personal_snapshot(tmp_path) -> Path:
     return path
 
 
-def run(args):
-    return CliRunner().invoke(cli, args, catch_exceptions=False)
-
-
 def test_report_has_facts_findings_fixes_and_a_replayable_raw_snapshot(tmp_path):
-    res = run(["report", "--from", str(personal_snapshot(tmp_path))])
+    res = invoke("report", "--from", str(personal_snapshot(tmp_path)))
     assert res.exit_code == 0
     out = res.stdout
     assert "| **Driver** | 535.104.05 (CUDA 12.2) |" in out
@@ -44,8 +39,8 @@ def test_report_has_facts_findings_fixes_and_a_replayable_raw_snapshot(tmp_path)
 
 
 def test_redact_removes_personal_data_and_keeps_versions(tmp_path):
-    plain = run(["report", "--from", str(personal_snapshot(tmp_path))]).stdout
-    red = run(["report", "--redact", "--from", str(personal_snapshot(tmp_path))]).stdout
+    plain = invoke("report", "--from", str(personal_snapshot(tmp_path))).stdout
+    red = invoke("report", "--redact", "--from", str(personal_snapshot(tmp_path))).stdout
     for secret in ("alice", "3b2b5c1e", "10.0.3.7", "02:42:ac:11:00:02", "fe80::42:acff:fe11:2"):
         assert secret in plain and secret not in red, secret
     assert "/home/<user>/projects" in red and "GPU-<redacted>" in red and "<ip>" in red and "<mac>" in red
@@ -57,21 +52,9 @@ def test_redact_removes_personal_data_and_keeps_versions(tmp_path):
 
 def test_output_file(tmp_path):
     out = tmp_path / "report.md"
-    res = CliRunner().invoke(cli, ["report", "--redact", "--from", str(personal_snapshot(tmp_path)),
-                                   "--output", str(out)])
+    res = invoke("report", "--redact", "--from", str(personal_snapshot(tmp_path)), "--output", str(out))
     assert res.exit_code == 0 and "wrote" in res.stderr
     assert "alice" not in out.read_text() and "<details>" in out.read_text()
-
-
-def test_live_report_needs_probes_or_says_so(monkeypatch):
-    import gpudoctor.commands.check as check
-
-    def no_probes(*a, **k):
-        raise ImportError("no probes")
-
-    monkeypatch.setattr(check, "probe", no_probes)
-    res = CliRunner().invoke(cli, ["report"])
-    assert res.exit_code == 2 and "--from" in res.stderr
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 
 import jsonschema
-from click.testing import CliRunner
+from cli_helpers import invoke
 
-from gpudoctor.cli import cli
 from gpudoctor.install.target import Target
 from gpudoctor.lint.engine import host_from_target, read_source
 from gpudoctor.lint.resolve import resolve
@@ -69,18 +68,17 @@ def test_kubernetes_terms_are_driver_times_compute_major():
 
 
 def test_cli_formats_and_schema():
-    runner = CliRunner()
-    out = runner.invoke(cli, ["requires", str(LINT / "nemo-rl" / "uv.lock"), "--format", "json"], catch_exceptions=False)
+    out = invoke("requires", str(LINT / "nemo-rl" / "uv.lock"), "--format", "json")
     assert out.exit_code == 0
     data = json.loads(out.output)
     schema = json.loads((Path(__file__).parents[1] / "gpudoctor" / "schema" / "requires.v1.json").read_text())
     jsonschema.validate(data, schema)
     assert data["inputs"][0]["scheduler"]["nvidia_require_cuda"] == "cuda>=13.0"
-    docker = runner.invoke(cli, ["requires", str(LINT / "text-generation-webui" / "Dockerfile"), "--format", "docker"])
+    docker = invoke("requires", str(LINT / "text-generation-webui" / "Dockerfile"), "--format", "docker")
     assert docker.output.strip() == 'ENV NVIDIA_REQUIRE_CUDA="cuda>=12.1"'
-    slurm = runner.invoke(cli, ["requires", str(LINT / "nemo-rl" / "uv.lock"), "--format", "slurm"])
+    slurm = invoke("requires", str(LINT / "nemo-rl" / "uv.lock"), "--format", "slurm")
     assert slurm.output.startswith('#SBATCH --constraint="sm_75|')
-    text = runner.invoke(cli, ["requires", str(LINT / "nemo-rl" / "uv.lock")]).output
+    text = invoke("requires", str(LINT / "nemo-rl" / "uv.lock")).output
     assert "driver (linux): 580.65.06+" in text and "glibc: 2.28+" in text
 
 
@@ -89,13 +87,13 @@ def test_cpu_only_and_unknown_inputs_say_so(tmp_path):
     req.write_text("numpy==2.1.0\n")
     n = needs_of(req)
     assert n.driver == {} and any("needs no GPU" in u for u in n.unknown)
-    bad = CliRunner().invoke(cli, ["requires", str(tmp_path / "nope.txt")])
+    bad = invoke("requires", str(tmp_path / "nope.txt"))
     assert bad.exit_code == 2
 
 
 def test_this_environment_for_real():
     """gpudoctor's own environment (no CUDA framework in it on the dev/CI machines, or one there is)."""
-    out = CliRunner().invoke(cli, ["requires", "--format", "json"], catch_exceptions=False)
+    out = invoke("requires", "--format", "json")
     assert out.exit_code == 0
     data = json.loads(out.output)
     needs = data["inputs"][0]["needs"]

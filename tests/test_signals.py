@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
+from cli_helpers import module_argv
 
 HANGING_PYTHON = """#!/bin/sh
 # A target interpreter that never answers: it records its pid, then waits in a child of its own.
@@ -53,7 +53,7 @@ def test_a_signal_kills_the_child_group_and_sets_the_exit_code(tmp_path, sig, co
     py.write_text(HANGING_PYTHON.format(pidfile=pidfile))
     py.chmod(0o755)
     args = [a.replace("{py}", str(py)) for a in argv]
-    proc = subprocess.Popen([sys.executable, "-m", "gpudoctor", *args], stdout=subprocess.PIPE,
+    proc = subprocess.Popen(module_argv(*args), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
     try:
         children = _wait_for(pidfile)

@@ -1,12 +1,11 @@
 """One style for usage errors: every command, given a bad option, says one line
 "gpudoctor: error: ..." on stderr and exits 2 (never click's usage block)."""
 
-import subprocess
-import sys
+from pathlib import Path
 
 import click
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke, run_module
 
 from gpudoctor.cli import cli
 
@@ -23,6 +22,7 @@ def _paths(group: click.Group, ctx: click.Context, prefix: tuple[str, ...] = ())
     return out
 
 
+HERE = Path(__file__).parent
 COMMAND_PATHS = _paths(cli, click.Context(cli))
 
 
@@ -43,7 +43,7 @@ def test_every_command_is_covered():
 
 @pytest.mark.parametrize("path", COMMAND_PATHS, ids=" ".join)
 def test_bad_option_is_one_line(path):
-    line = _one_line_usage_error(CliRunner().invoke(cli, [*path, "--no-such-option-x"], prog_name="gpudoctor"))
+    line = _one_line_usage_error(invoke(*path, "--no-such-option-x"))
     # fleet collect passes unknown options on to srun, so it names its missing --out instead
     assert ("--no-such-option-x" if path != ("fleet", "collect") else "--out") in line
 
@@ -53,11 +53,21 @@ def test_bad_option_is_one_line(path):
     ["explain"], ["diagnose"], ["matrix", "no-such-table"], ["check", "--from", "x.json", "--deep"],
 ], ids=" ".join)
 def test_other_usage_errors_are_one_line(args):
-    _one_line_usage_error(CliRunner().invoke(cli, args))
+    _one_line_usage_error(invoke(*args))
 
 
 def test_console_script_path_is_one_line_too():
-    res = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--no-such-option-x"],
-                         capture_output=True, text=True, timeout=60)
+    res = run_module("check", "--no-such-option-x", timeout=60)
     assert res.returncode == 2
     assert res.stderr.splitlines() == [res.stderr.strip()] and res.stderr.startswith("gpudoctor: error: ")
+
+
+def test_the_tests_run_the_command_line_one_way():
+    # tests/cli_helpers.py is the one way a test runs gpudoctor, in this process
+    # or as `python -m gpudoctor`, so no test gets click's catch-all exit 1 or
+    # another program name by accident. (The patterns are split so that they do
+    # not match this file.)
+    patterns = ("CliRunner" + "(", '"-m", ' + '"gpudoctor"')
+    copies = sorted(str(p.relative_to(HERE)) for p in HERE.rglob("*.py") if p.name != "cli_helpers.py"
+                    and any(pattern in p.read_text(encoding="utf-8") for pattern in patterns))
+    assert copies == []

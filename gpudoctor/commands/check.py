@@ -7,8 +7,9 @@ import sys
 import click
 
 from gpudoctor.cli import InputError
-from gpudoctor.commands.check_run import FORMATS, PRECISIONS, probe, run_check
+from gpudoctor.commands.check_run import PRECISIONS, probe, run_check
 from gpudoctor.findings import ExitCode
+from gpudoctor.render.emit import OutputFormat, emit, format_option
 from gpudoctor.serde import DataError
 from gpudoctor.snapshot import Snapshot
 
@@ -50,7 +51,7 @@ def python_option(f):
 @click.command()
 @python_option
 @click.option("--deep", is_flag=True, help=DEEP_HELP)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@format_option("check")
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1): for CI.")
 @click.option("--from", "from_file", metavar="SNAPSHOT.json",
@@ -83,5 +84,5 @@ def snapshot(python, deep):
     from gpudoctor.render.json import dumps
 
     snap = probe(python, deep)  # the status is on stderr, on a terminal only: the JSON stays clean
-    click.echo(dumps(snap.to_dict()))
+    emit("snapshot", "json", {OutputFormat.JSON: lambda: dumps(snap.to_dict()) + "\n"})
     sys.exit(ExitCode.OK)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import errno
 
 from gpudoctor.exits import echo
+from gpudoctor.render.emit import FORMATS as COMMAND_FORMATS
 
-FORMATS = ("text", "json", "markdown", "github", "junit", "prometheus", "oneline", "nfd")
 PRECISIONS = ("tf32", "bf16", "fp8")
 
 # check's options, spelled as commands/check.py declares them (a test holds the
@@ -22,7 +22,7 @@ FLAGS = {"--deep": "deep", "--json": "as_json", "--strict": "strict", "--smoke":
          "-v": "verbose", "--verbose": "verbose", "--debug": "debug"}
 VALUES = {"--python": "python", "--format": "fmt", "--from": "from_file", "--require-precision": "require",
           "--policy": "policy_file", "--report-out": "report_out"}
-CHOICES = {"fmt": FORMATS, "require": PRECISIONS}
+CHOICES = {"fmt": tuple(f.value for f in COMMAND_FORMATS["check"]), "require": PRECISIONS}
 DEFAULTS = {"python": None, "deep": False, "fmt": "text", "as_json": False, "strict": False, "from_file": None,
             "require": (), "smoke": False, "policy_file": None, "report_out": None, "verbose": False,
             "debug": False}
@@ -103,7 +103,7 @@ def run_check(python, deep, fmt, as_json, strict, from_file, require, smoke, pol
 
         report, ignored = apply_policy(report, policy)
         extra["policy"] = policy_data(policy, ignored)
-    emit(report, fmt, strict, verbose, extra, report_out)
+    _emit_report(report, fmt, strict, verbose, extra, report_out)
     return report.exit_code(strict)
 
 
@@ -178,11 +178,13 @@ def _with_smoke(report, python):
     return replace(report, findings=tuple(sort_findings(list(report.findings) + extra)))
 
 
-def emit(report, fmt: str, strict: bool, verbose: bool, extra: dict | None = None,
-         report_out: str | None = None, command: str = "check") -> None:
+def _emit_report(report, fmt: str, strict: bool, verbose: bool, extra: dict, report_out: str | None) -> None:
+    """The report in `fmt`, and its JSON also in --report-out when asked."""
+    from gpudoctor.render.emit import emit
     from gpudoctor.render.json import dumps, report_data
+    from gpudoctor.render.report_views import report_views
 
-    data = {**report_data(report, command, strict), **(extra or {})}
+    data = {**report_data(report, "check", strict), **extra}
     if report_out:
         from gpudoctor.render.ci import write_report
 
@@ -192,26 +194,4 @@ def emit(report, fmt: str, strict: bool, verbose: bool, extra: dict | None = Non
             from gpudoctor.cli import InputError
 
             raise InputError(f"--report-out: cannot write {report_out}: {exc.strerror or exc}") from None
-    if fmt == "json":
-        echo(dumps(data))
-        return
-    from gpudoctor.render.ci import CI_FORMATS  # the CI views: not on the JSON path
-
-    if fmt == "nfd":
-        from gpudoctor.render.nfd import render as render_nfd
-
-        echo(render_nfd(report, strict), nl=False)
-    elif fmt in CI_FORMATS:
-        from gpudoctor.render.ci import render as render_ci
-        from gpudoctor.render.outcomes import from_report
-
-        echo(render_ci(fmt, from_report(report, command, strict, report_out)), nl=False)
-    elif fmt == "markdown":
-        from gpudoctor.render.markdown import render
-
-        echo(render(report), nl=False)
-    else:
-        from gpudoctor.render.console import stdout_console
-        from gpudoctor.render.text import render
-
-        render(report, stdout_console(), verbose)
+    emit("check", fmt, report_views(report, "check", strict, verbose, data, report_out))

@@ -13,8 +13,8 @@ import sys
 import click
 
 from gpudoctor.cli import InputError
+from gpudoctor.render.emit import OutputFormat, Printed, emit, format_option
 
-FORMATS = ("text", "json", "markdown", "github", "junit", "oneline")
 # The input is streamed: its first HEAD_BYTES and last TAIL_BYTES are parsed
 # (an environment report is usually at the start of a log, the error at its
 # end), and what lies between is counted and reported, never silently dropped.
@@ -42,7 +42,7 @@ def looks_like_gpudoctor_json(data: bytes) -> bool:
 @click.argument("file", required=False, metavar="FILE|-")
 @click.option("--error", "error_text", metavar="TEXT", help="An error message to judge with the paste (or alone).")
 @click.option("--error-file", type=click.Path(dir_okay=False), help="Read the error message from a file.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@format_option("diagnose")
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
 @click.option("-v", "--verbose", is_flag=True, help="Show evidence and fixes for info findings.")
@@ -100,53 +100,36 @@ def diagnose(file, error_text, error_file, fmt, as_json, strict, verbose, redact
         click.echo(f"gpudoctor: {window.describe(name)}", err=True)
     if d.empty:
         click.echo(f"gpudoctor: nothing in {name} that gpudoctor can read (formats: docs/diagnose.md)", err=True)
+    redact_text = None
     if redact:
         from gpudoctor.redact import Redactor, hostnames_in_text
 
         pasted = b"\n".join(part for part in (data, window.tail if window else b"", error) if part)
-        redactor = Redactor.for_snapshot(d.snapshot, hostnames_in_text(pasted.decode("utf-8", errors="replace")))
-        click.echo(redactor.text(_render(report, read, name, fmt, strict, verbose)), nl=False)
-    else:
-        _emit(report, read, name, fmt, strict, verbose)
+        redact_text = Redactor.for_snapshot(d.snapshot, hostnames_in_text(pasted.decode("utf-8", errors="replace"))).text
+    emit("diagnose", fmt, _views(report, read, name, strict, verbose), redact=redact_text)
     sys.exit(report.exit_code(strict))
 
 
-def _render(report, read: dict, name: str, fmt: str, strict: bool, verbose: bool) -> str:
-    """The output as one string (for --redact): plain text, no colour."""
-    import io
+def _views(report, read: dict, name: str, strict: bool, verbose: bool) -> dict:
+    """check's views of the report, with what was read from where: in the JSON,
+    above the text and below the markdown."""
+    from gpudoctor.render.json import report_data
+    from gpudoctor.render.report_views import report_views
 
-    from rich.console import Console
+    data = {**report_data(report, "diagnose", strict), "read": read}
 
-    from gpudoctor.render.console import piped_width
-
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=piped_width(), no_color=True, highlight=False)
-    _emit(report, read, name, fmt, strict, verbose, console=console, out=buffer)
-    return buffer.getvalue()
-
-
-def _emit(report, read: dict, name: str, fmt: str, strict: bool, verbose: bool, console=None, out=None) -> None:
-    if fmt == "json":
-        from gpudoctor.render.json import dumps, report_data
-
-        data = report_data(report, "diagnose", strict)
-        data["read"] = read
-        click.echo(dumps(data), file=out)
-    elif fmt in ("github", "junit", "oneline"):
-        from gpudoctor.render.ci import render as render_ci
-        from gpudoctor.render.outcomes import from_report
-
-        click.echo(render_ci(fmt, from_report(report, "diagnose", strict)), nl=False, file=out)
-    elif fmt == "markdown":
-        from gpudoctor.render.diagnose import render_markdown
-        from gpudoctor.render.markdown import render
-
-        click.echo(render(report) + "\n" + render_markdown(read, name), nl=False, file=out)
-    else:
-        from gpudoctor.render.console import stdout_console
+    def text(console) -> None:
         from gpudoctor.render.diagnose import render_text
         from gpudoctor.render.text import render
 
-        console = console or stdout_console()
         render_text(read, console, name)
         render(report, console, verbose)
+
+    def markdown() -> str:
+        from gpudoctor.render.diagnose import render_markdown
+        from gpudoctor.render.markdown import render
+
+        return render(report) + "\n" + render_markdown(read, name)
+
+    return {**report_views(report, "diagnose", strict, verbose, data), OutputFormat.TEXT: Printed(text),
+            OutputFormat.MARKDOWN: markdown}

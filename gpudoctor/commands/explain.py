@@ -19,6 +19,7 @@ import sys
 import click
 
 from gpudoctor.findings import ExitCode
+from gpudoctor.render.emit import OutputFormat, Printed, emit
 
 
 @click.command()
@@ -47,10 +48,11 @@ def explain(topic, as_json, no_probe, from_file, python):
 
 
 def _explain_code(code: str, as_json: bool) -> None:
-    from gpudoctor.ruledocs import doc_text, sections
-    from gpudoctor.rules.registry import RULES, all_rules
+    from gpudoctor.render.explain import code_data, render_code
+    from gpudoctor.render.json import dumps
+    from gpudoctor.ruledocs import doc_text
+    from gpudoctor.rules.registry import RULES
 
-    all_rules()
     rule = RULES.get(code)
     text = doc_text(code)
     if rule is None or text is None:
@@ -58,69 +60,44 @@ def _explain_code(code: str, as_json: bool) -> None:
         hint = f" (close: {', '.join(close)})" if close else "; `gpudoctor rules` lists them"
         click.echo(f"gpudoctor: unknown code {code}{hint}", err=True)
         sys.exit(ExitCode.USAGE)
-    if as_json:
-        from gpudoctor.render.json import dumps
-
-        click.echo(dumps({"code": rule.code, "name": rule.name, "category": rule.category,
-                          "severity": rule.severity.value, "summary": rule.summary, "sections": sections(text)}))
-        return
-    from rich.markdown import Markdown
-
-    from gpudoctor.render.console import stdout_console
-
-    console = stdout_console()
-    console.print(f"[bold]{rule.code}[/] {rule.name} · {rule.severity.value} · category {rule.category}")
-    console.print(Markdown(text))
+    emit("explain", "json" if as_json else "text",
+         {OutputFormat.JSON: lambda: dumps(code_data(rule, text)) + "\n",
+          OutputFormat.TEXT: Printed(lambda console: render_code(console, rule, text))})
 
 
 def _explain_error(text: str, as_json: bool, tailor: tuple[str | None, str | None] | None) -> None:
     from gpudoctor.diagnose.catalog import match_text
     from gpudoctor.render.explain import entry_data, machine_data, render_text
+    from gpudoctor.render.json import dumps
 
     matches = match_text(text)
     seen: set[str] = set()
     unique = [m for m in matches if not (m.entry.id in seen or seen.add(m.entry.id))]
+    machine = _machine(tailor, [m.entry for m in unique]) if tailor is not None and unique else None
+    fmt = "json" if as_json else "text"
     if not unique:
-        if as_json:
-            from gpudoctor.render.json import dumps
-
-            click.echo(dumps({"query": text[:2000], "matches": [], "machine": None}))
+        if as_json:  # an empty answer, so a script can tell; the text view says it on stderr
+            emit("explain", fmt, {OutputFormat.JSON: lambda: dumps({"query": text[:2000], "matches": [],
+                                                                    "machine": None}) + "\n"})
         click.echo("gpudoctor: no known error matches this text. For a whole log or environment report, run "
                    "`gpudoctor diagnose FILE` (or pipe it: `... | gpudoctor diagnose -`).", err=True)
         sys.exit(ExitCode.FINDINGS)
-    machine = _machine(tailor, [m.entry for m in unique]) if tailor is not None else None
-    if as_json:
-        from gpudoctor.render.json import dumps
-
-        click.echo(dumps({"query": text[:2000], "matches": [entry_data(m.entry, m.text) for m in unique],
-                          "machine": machine_data(machine) if machine else None}))
-        return
-    from gpudoctor.render.console import stdout_console
-
-    render_text(stdout_console(), unique, machine)
+    emit("explain", fmt, {
+        OutputFormat.JSON: lambda: dumps({"query": text[:2000], "matches": [entry_data(m.entry, m.text) for m in unique],
+                                          "machine": machine_data(machine) if machine else None}) + "\n",
+        OutputFormat.TEXT: Printed(lambda console: render_text(console, unique, machine))})
 
 
 def _machine(tailor: tuple[str | None, str | None], entries):
-    """(snapshot, relevant findings) of this machine or a saved snapshot; None
-    when no snapshot can be had (probes unavailable or failing)."""
+    """(snapshot, relevant findings) of this machine or of a saved snapshot."""
+    from gpudoctor.commands.check import load_snapshot_file, probe
     from gpudoctor.doctor import judge
     from gpudoctor.matrices import load_matrices
-    from gpudoctor.rules.registry import RULES, all_rules
+    from gpudoctor.rules.registry import RULES
 
     from_file, python = tailor
-    if from_file:
-        from gpudoctor.commands.check import load_snapshot_file
-
-        snapshot = load_snapshot_file(from_file)
-    else:
-        try:
-            from gpudoctor.commands.check import probe
-
-            snapshot = probe(python, deep=False, quiet=True)
-        except ImportError:
-            return None  # a build without probes: explain what is known, untailored
+    snapshot = load_snapshot_file(from_file) if from_file else probe(python, deep=False, quiet=True)
     report = judge(snapshot, load_matrices())
-    all_rules()
     codes = {c for e in entries for c in (*e.related, *(e.code and [e.code] or []))}
     categories = {e.category or (RULES[e.code].category if e.code in RULES else None) for e in entries}
     relevant = [f for f in report.findings if f.code in codes or f.category in categories - {None, "info"}]

@@ -9,8 +9,7 @@ from pathlib import Path
 import click
 
 from gpudoctor.cli import InputError
-
-REPORT_FORMATS = ("text", "json", "markdown", "html")
+from gpudoctor.render.emit import OutputFormat, emit, format_option
 
 
 @click.group()
@@ -76,7 +75,7 @@ def collect(slurm, out_dir, node_timeout, srun_timeout, check_args, node_command
 
 @fleet.command()
 @click.argument("inputs", nargs=-1, required=True, metavar="DIR|FILES...")
-@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="text", show_default=True)
+@format_option("fleet report")
 @click.option("--output", "-o", metavar="FILE", help="Write the report to FILE instead of stdout.")
 def report(inputs, fmt, output):
     """Merge per-node reports: verdicts, groups of identical nodes, drift, findings by code."""
@@ -86,31 +85,22 @@ def report(inputs, fmt, output):
         fl = load_fleet(inputs)
     except FleetInputError as exc:
         raise InputError(str(exc)) from None
-    data = fleet_data(fl)
-    if fmt == "json":
-        from gpudoctor.render.json import dumps
-
-        text = dumps(data) + "\n"
-    elif fmt == "html":
-        from gpudoctor.fleet.html import render_html
-
-        text = render_html(data)
-    elif fmt == "markdown":
-        from gpudoctor.fleet.render import render_markdown
-
-        text = render_markdown(data)
-    else:
-        from gpudoctor.fleet.render import render_text
-
-        text = render_text(data)
-    if output:
-        try:
-            Path(output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"--output: cannot write {output}: {exc.strerror or exc}") from None
-    else:
-        click.echo(text, nl=False)
+    try:
+        emit("fleet report", fmt, _views(fleet_data(fl)), output=output)
+    except OSError as exc:
+        if not output:
+            raise  # stdout itself (a closed pipe): not the file's fault
+        raise InputError(f"--output: cannot write {output}: {exc.strerror or exc}") from None
     sys.exit(fl.exit_code)
+
+
+def _views(data: dict) -> dict:
+    from gpudoctor.fleet.html import render_html
+    from gpudoctor.fleet.render import render_markdown, render_text
+    from gpudoctor.render.json import dumps
+
+    return {OutputFormat.JSON: lambda: dumps(data) + "\n", OutputFormat.HTML: lambda: render_html(data),
+            OutputFormat.MARKDOWN: lambda: render_markdown(data), OutputFormat.TEXT: lambda: render_text(data)}
 
 
 @fleet.command("node", hidden=True, context_settings={"ignore_unknown_options": True})

@@ -10,6 +10,7 @@ import click
 
 from gpudoctor.cli import InputError
 from gpudoctor.findings import ExitCode
+from gpudoctor.render.emit import OutputFormat, Printed, emit
 
 _PY_VERSION = re.compile(r"^\s*3\.\d+(\.\d+)?\s*$")
 
@@ -18,13 +19,7 @@ def _this_machine(python_path: str | None, from_file: str | None):
     """The snapshot to plan for: a saved one, or this machine's probes."""
     from gpudoctor.commands.check import load_snapshot_file, probe
 
-    if from_file:
-        return load_snapshot_file(from_file)
-    try:
-        return probe(python_path, deep=False, quiet=True)
-    except ImportError as exc:
-        raise InputError(f"cannot probe this machine ({exc}); describe it with --driver/--gpu/--sm/--cpu "
-                         "or give a saved snapshot with --from") from None
+    return load_snapshot_file(from_file) if from_file else probe(python_path, deep=False, quiet=True)
 
 
 @click.command()
@@ -85,17 +80,23 @@ def install(framework, packages, driver, gpus, sms, python, os_name, arch, cpu, 
         from gpudoctor.install.verify import verify_plan
 
         checks = verify_plan(plan)
-    if as_json:
+    emit("install", "json" if as_json else "text", _views(plan, checks))
+    failed = checks is not None and any(c.status == "missing" for c in checks)
+    sys.exit(ExitCode.OK if plan.ok and not failed else ExitCode.FINDINGS)
+
+
+def _views(plan, checks) -> dict:
+    def as_json() -> str:
         from gpudoctor.render.json import dumps
 
         data = plan.to_dict()
         if checks is not None:
             data["verify"] = [c.as_dict() for c in checks]
-        click.echo(dumps(data))
-    else:
-        from gpudoctor.install.render import render_plan
-        from gpudoctor.render.console import stdout_console
+        return dumps(data) + "\n"
 
-        render_plan(plan, stdout_console(soft_wrap=True), checks)
-    failed = checks is not None and any(c.status == "missing" for c in checks)
-    sys.exit(ExitCode.OK if plan.ok and not failed else ExitCode.FINDINGS)
+    def text(console) -> None:
+        from gpudoctor.install.render import render_plan
+
+        render_plan(plan, console, checks)
+
+    return {OutputFormat.JSON: as_json, OutputFormat.TEXT: Printed(text, soft_wrap=True)}

@@ -9,10 +9,9 @@ import sys
 import click
 
 from gpudoctor.cli import InputError
-from gpudoctor.findings import Severity, exit_code_for
+from gpudoctor.findings import exit_code_for
+from gpudoctor.render.emit import OutputFormat, ci_views, emit, format_option
 
-FORMATS = ("text", "json", "sarif", "github")
-LINT_SCHEMA_VERSION = 1
 _PY_VERSION = re.compile(r"^\s*3\.\d+(\.\d+)?\s*$")
 
 
@@ -69,7 +68,7 @@ def host_and_platform(matrices, driver, gpus, sms, python, os_name, arch, cpu, f
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @target_options
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@format_option("lint")
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
 @click.option("-v", "--verbose", is_flag=True, help="Show evidence and info findings.")
 @click.option("--debug", is_flag=True, hidden=True)
@@ -93,67 +92,20 @@ def lint(files, driver, gpus, sms, python, os_name, arch, cpu, from_file, fmt, s
         raise InputError(str(exc)) from None
     findings = [f for r in reports for f in r.findings]
     code = int(exit_code_for(findings, strict))
-    if fmt == "json":
-        from gpudoctor.render.json import dumps
-
-        click.echo(dumps(lint_data(reports, described, code)))
-    elif fmt == "sarif":
-        from gpudoctor.render.json import dumps
-        from gpudoctor.render.sarif import sarif_log
-
-        click.echo(dumps(sarif_log(findings)))
-    elif fmt == "github":
-        import os
-
-        from gpudoctor.render.github import render
-        from gpudoctor.render.outcomes import from_findings
-
-        click.echo(render(from_findings(findings, "lint", strict), os.environ), nl=False)
-    else:
-        _text(reports, described, verbose)
+    emit("lint", fmt, _views(reports, findings, described, code, strict, verbose))
     sys.exit(code)
 
 
-def lint_data(reports, described: str, code: int) -> dict:
-    from gpudoctor import __version__
-    from gpudoctor.render.json import finding_data
-    from gpudoctor.serde import to_data
+def _views(reports, findings, described: str, code: int, strict: bool, verbose: bool) -> dict:
+    from gpudoctor.render.json import dumps
+    from gpudoctor.render.lint import lint_data, notice_annotations, render_text
+    from gpudoctor.render.outcomes import from_findings
+    from gpudoctor.render.sarif import sarif_log
 
-    count = {s.value: sum(1 for r in reports for f in r.findings if f.severity is s) for s in Severity}
-    return {
-        "schema_version": LINT_SCHEMA_VERSION, "gpudoctor_version": __version__, "command": "lint",
-        "target": described,
-        "files": [{"path": r.path, "kind": r.kind, "builds": [to_data(b) for b in r.builds],
-                   "findings": [finding_data(f) for f in r.findings], "notes": list(r.notes),
-                   "unknown": [{"code": x.code, "detail": x.detail} for x in r.results if x.outcome.value == "unknown"]}
-                  for r in reports],
-        "summary": {**count, "exit_code": code},
-    }
-
-
-def _text(reports, described: str, verbose: bool) -> None:
-    click.echo(f"target: {described}")
-    for r in reports:
-        click.echo(f"\n{r.path} ({r.kind})")
-        for b in r.builds:
-            at = f"line {b.line}" if b.line else "?"
-            click.echo(f"  resolves {b.name} {b.version or '?'} [{b.build}] ({at}): {b.how}")
-        if not r.builds:
-            click.echo("  resolves no framework build gpudoctor judges")
-        for f in r.findings:
-            if f.severity is Severity.INFO and not verbose:
-                continue
-            line = f.location.line if f.location else None
-            click.echo(f"  {r.path}:{line or 1}: {f.code} {f.severity.value}: {f.title}")
-            if verbose:
-                for e in f.evidence:
-                    click.echo(f"      {e.fact} = {e.value}  ({e.source})")
-            if f.fix is not None:
-                click.echo(f"      fix: {f.fix.text}")
-                for c in f.fix.commands:
-                    click.echo(f"        {c}")
-        for note in r.notes:
-            click.echo(f"  note: {note}")
-    errors = sum(1 for r in reports for f in r.findings if f.severity is Severity.ERROR)
-    warnings = sum(1 for r in reports for f in r.findings if f.severity is Severity.WARNING)
-    click.echo(f"\n{errors} error(s), {warnings} warning(s) in {len(reports)} file(s)")
+    views = {OutputFormat.JSON: lambda: dumps(lint_data(reports, described, code)) + "\n",
+             OutputFormat.SARIF: lambda: dumps(sarif_log(findings)) + "\n",
+             OutputFormat.TEXT: lambda: render_text(reports, described, verbose),
+             **ci_views(lambda: from_findings(findings, "lint", strict))}
+    github = views[OutputFormat.GITHUB]
+    views[OutputFormat.GITHUB] = lambda: github() + notice_annotations(reports)
+    return views

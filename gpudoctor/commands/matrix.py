@@ -21,8 +21,7 @@ import click
 from gpudoctor.findings import ExitCode
 from gpudoctor.matrices import MatrixError, load_matrices, overlay_dir
 from gpudoctor.matrices.views import PLATFORMS, VIEWS, NoMatch, View
-
-JSON_SCHEMA_VERSION = 1
+from gpudoctor.render.emit import OutputFormat, Printed, emit
 
 
 def _matrices(ctx: click.Context):
@@ -34,53 +33,13 @@ def _matrices(ctx: click.Context):
         ctx.exit(ExitCode.INTERNAL)
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, dict) and set(value) == {"min", "max"}:
-        return f"{value['min']}-{value['max']}" if value["max"] else f">={value['min']}"
-    if isinstance(value, (list, tuple)):
-        return " ".join(str(v) for v in value) or "-"
-    return str(value)
-
-
 def _emit(ctx: click.Context, view: View, query: str | None, as_json: bool) -> None:
-    m = ctx.obj["matrices"]
-    as_of = m.data_as_of(view.stem) or "unknown"
-    if as_json or ctx.obj.get("json"):
-        doc = {"schema_version": JSON_SCHEMA_VERSION, "matrix": view.stem, "query": query,
-               "data_as_of": as_of, "rows": view.rows}
-        click.echo(json.dumps(doc, indent=2))
-        return
-    from rich.markup import escape
-    from rich.table import Table
-    from rich.text import Text
+    from gpudoctor.render.matrix import matrix_data, render_table
 
-    from gpudoctor.render.console import stdout_console
-    from gpudoctor.render.fit import fit_table
-
-    console = stdout_console()
-    table = Table(title=Text(f"{view.title} — data as of {as_of}"), title_justify="left")
-    for col in view.columns:
-        table.add_column(Text(col.replace("_", " ")))  # headers wrap between words, never inside one
-    rows = [[Text(_cell(row.get(col))) for col in view.columns] for row in view.rows]
-    # Too narrow for every column: the rightmost go first (the key columns come first in each view).
-    dropped = fit_table(table, rows, console.width, drop_order=range(len(view.columns) - 1, 0, -1))
-    console.print(table)
-    # Notes (conflicts between sources) under small tables, each once, keyed by its row.
-    notes: dict[str, list[str]] = {}
-    for row in view.rows:
-        if row.get("note"):
-            notes.setdefault(row["note"], []).append(" ".join(_cell(row.get(c)) for c in view.columns[:3]))
-    if notes and len(view.rows) <= 12:
-        for note, keys in notes.items():
-            console.print(Text(f"{'; '.join(keys)}: {note}", style="dim"))
-    n = len(view.rows)
-    left_out = f"; left out at this width: {', '.join(dropped)} (a wider terminal or --json shows them)" \
-        if dropped else ""
-    console.print(f"[dim]{n} row{'s' if n != 1 else ''}; sources: --json{escape(left_out)}[/dim]", highlight=False)
+    as_of = ctx.obj["matrices"].data_as_of(view.stem) or "unknown"
+    emit("matrix", "json" if as_json or ctx.obj.get("json") else "text",
+         {OutputFormat.JSON: lambda: json.dumps(matrix_data(view, query, as_of), indent=2) + "\n",
+          OutputFormat.TEXT: Printed(lambda console: render_table(view, as_of, console))})
 
 
 def _show(ctx: click.Context, subject: str, query: str | None, as_json: bool, **kw: Any) -> None:
@@ -178,10 +137,11 @@ def run_refresh(ctx: click.Context, session: Any, dry_run: bool, timeout: float)
         click.echo(f"note: {note}", err=True)
     directory = overlay_dir()
     if dry_run:
-        text = rf.diff(directory, texts)
-        click.echo(text if text else f"overlay {directory} is up to date ({plan.count()} derived rows)")
-        return
-    rf.write(directory, texts)
-    load_matrices.cache_clear()
-    click.echo(f"{plan.count()} rows newer than the shipped data written to {directory}"
-               if texts else f"nothing newer than the shipped data on PyPI; overlay {directory} is empty")
+        diff = rf.diff(directory, texts)
+        said = diff if diff else f"overlay {directory} is up to date ({plan.count()} derived rows)"
+    else:
+        rf.write(directory, texts)
+        load_matrices.cache_clear()
+        said = (f"{plan.count()} rows newer than the shipped data written to {directory}"
+                if texts else f"nothing newer than the shipped data on PyPI; overlay {directory} is empty")
+    emit("matrix", "text", {OutputFormat.TEXT: lambda: said + "\n"})

@@ -6,16 +6,18 @@ import difflib
 import json
 import sys
 from dataclasses import replace
+from types import SimpleNamespace
+from typing import Any
 
 import click
 
 from gpudoctor.cli import InputError
-from gpudoctor.commands.plan_options import OptionError, check_config, check_ints, check_prices_file, check_zero
+from gpudoctor.commands.plan_options import CHOICES, OptionError, check_options, job_from_options
 from gpudoctor.commands.plan_options import count as _count
-from gpudoctor.commands.plan_options import number as _number
 from gpudoctor.findings import ExitCode
 from gpudoctor.plan import models
-from gpudoctor.plan.job import LORA_TARGETS, OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, Job, JobError
+from gpudoctor.plan.job import LORA_TARGETS, OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, JobError
+from gpudoctor.render.emit import OutputFormat, Printed, emit
 
 DEFAULT_SEQ_CAP = 2048  # decoders with 128k contexts are planned at 2k tokens unless --seq says otherwise
 
@@ -44,34 +46,19 @@ def _choice(value: str | None, choices: tuple[str, ...], option: str) -> str | N
 
 
 def list_presets(as_json: bool) -> None:
+    from gpudoctor.render.plan_presets import presets_data, render_presets
+
     rows = sorted(models.presets().values(), key=lambda s: (models.FAMILIES.index(s.family), s.params))
-    if as_json:
-        click.echo(json.dumps([{"name": s.name, "family": s.family, "params": s.params, "aliases": list(s.aliases),
-                                "source": s.source} for s in rows], indent=2))
-        return
-    from rich.table import Table
-
-    t = Table(title="gpudoctor plan presets")
-    for col in ("name", "family", "params", "shape", "source"):
-        t.add_column(col, overflow="fold")
-    for s in rows:
-        shape = (f"L{s.layers} h{s.hidden} a{s.heads}" + (f"/{s.kv_heads}kv" if s.kv_heads else "")
-                 + (f" ffn{s.ffn} V{s.vocab}" if s.vocab else f" ffn{s.ffn}")) if s.has_shape else \
-            (f"{s.image_size} px" if s.image_size else (f"seq {s.max_seq}" if s.max_seq else ""))
-        t.add_row(s.name + (f"\n({', '.join(s.aliases)})" if s.aliases else ""), s.family,
-                  f"{s.params / 1e6:,.1f}M", shape, s.source.split(";")[0].split(" (")[0])
-    from gpudoctor.render.console import stdout_console
-
-    stdout_console().print(t)
+    emit("plan", "json" if as_json else "text",
+         {OutputFormat.JSON: lambda: json.dumps(presets_data(rows), indent=2) + "\n",
+          OutputFormat.TEXT: Printed(lambda console: render_presets(rows, console))})
 
 
 def _collect_snapshot():
-    """The probes' view of this machine; None when the probes are not part of this build."""
-    try:
-        from gpudoctor.host import RealHost
-        from gpudoctor.probes import collect
-    except ImportError:
-        return None
+    """This machine as the probes see it (a seam for the tests)."""
+    from gpudoctor.host import RealHost
+    from gpudoctor.probes import collect
+
     return collect(RealHost())
 
 
@@ -80,12 +67,9 @@ def here_targets(matrices) -> tuple[list, dict]:
     from gpudoctor.plan.ranking import Target
 
     snap = _collect_snapshot()
-    if snap is None:
-        raise PlanUsageError("--here needs gpudoctor's probes (gpudoctor.probes.collect), which this build lacks")
-    gpus = snap.visible_gpus() if hasattr(snap, "visible_gpus") else snap.gpus
+    gpus = snap.visible_gpus()
     if not gpus:
-        nvml = getattr(getattr(snap, "driver", None), "nvml", None)
-        why = getattr(nvml, "value", None) or "no NVIDIA driver or GPU found"
+        why = snap.driver.nvml.value or "no NVIDIA driver or GPU found"
         return [], {"gpus_found": 0, "reason": f"No NVIDIA GPU on this machine ({why}): nothing to plan against "
                                                "here. Plan against named GPUs with --gpu NAME, or all known "
                                                "GPUs without --here."}
@@ -165,7 +149,7 @@ def resolve_targets(names: tuple[str, ...], matrices) -> list:
               help="GPUs shown in the table (0: all). --json always lists every one.")
 @click.option("--sort", "sort", type=click.Choice(("cost", "time", "fit")), default="cost", show_default=True,
               help="Rank the GPUs that fit by job cost (rentable first), time, or tightest fit.")
-@click.option("--edge", is_flag=True, help="Include embedded boards (Jetson) among the candidates.")
+@click.option("--edge", is_flag=True, help="Include embedded boards (Jetson) and laptop GPUs among the candidates.")
 @click.option("--quantizer", type=click.Choice(("bitsandbytes", "torchao")), default="bitsandbytes",
               show_default=True, help="QLoRA's NF4 implementation (torchtune uses torchao).")
 @click.option("--bnb-version", metavar="VERSION",
@@ -177,12 +161,7 @@ def resolve_targets(names: tuple[str, ...], matrices) -> list:
 @click.option("--activation-offload", is_flag=True, help="Saved activations streamed to CPU memory.")
 @click.option("--input-rate", type=click.FloatRange(min=0, min_open=True), metavar="N",
               help="Samples/s your data pipeline delivers per GPU (bounds the speed).")
-def plan(model, list_, config, factory, exact, python, timeout, params, layers, hidden, heads, kv_heads, ffn, vocab,
-         seq, image_size, batch, precision, optimizer, optimizer_impl, grad_checkpointing, grad_accum, lora,
-         lora_targets, qlora, zero, fsdp, gpus, inference, context, offload_optimizer, optimizer_in_backward,
-         attention, cuda_context_gib, samples, epochs, tokens, gpu_names, here, prices_file, as_json, svg, top,
-         sort, edge, quantizer, bnb_version, no_double_quant, lora_head, chunked_ce, compile_, activation_offload,
-         input_rate):
+def plan(**options: Any) -> None:
     """Which GPU MODEL needs for a training (or inference) job, how long it takes, what it costs.
 
     MODEL is a preset (gpudoctor plan --list); or give --config FILE, --torch MODULE:FACTORY,
@@ -191,8 +170,9 @@ def plan(model, list_, config, factory, exact, python, timeout, params, layers, 
     Exit codes: 0 planned; 1 with --here when this machine has no GPU or the job fits none of
     its GPUs; 2 unknown model or bad options.
     """
-    if list_:
-        list_presets(as_json)
+    o = SimpleNamespace(**options)
+    if o.list_:
+        list_presets(o.as_json)
         return
     from gpudoctor.matrices import load_matrices
     from gpudoctor.plan.exact import ExactError, request_for, run_exact, to_memory
@@ -200,118 +180,82 @@ def plan(model, list_, config, factory, exact, python, timeout, params, layers, 
     from gpudoctor.plan.prices import PriceError, load_prices
 
     try:
-        _check_options(model, config, factory, params, layers, hidden, heads, kv_heads, ffn, vocab, seq, image_size,
-                       batch, grad_accum, lora, zero, gpus, context, cuda_context_gib, epochs, timeout, samples,
-                       tokens, prices_file)
+        check_options(options)
     except OptionError as exc:
         raise PlanUsageError(str(exc)) from None
-    lora = lora or 0
-    precision = _choice(precision, PRECISIONS, "--precision")
-    optimizer = _choice(optimizer, OPTIMIZERS, "--optimizer")
-    optimizer_impl = _choice(optimizer_impl, OPTIMIZER_IMPLS, "--optimizer-impl")
-    lora_targets = _choice(lora_targets, LORA_TARGETS, "--lora-targets")
-    attention = _choice(attention, ("sdpa", "eager"), "--attention")
+    for name, choices in CHOICES.items():
+        _choice(options[name], choices, "--" + name.replace("_", "-"))
     try:
-        base = models.resolve(model, config) if (model or config) else None
-        if base is None and factory is None and not (params or layers or hidden):
+        base = models.resolve(o.model, o.config) if (o.model or o.config) else None
+        if base is None and o.factory is None and not (o.params or o.layers or o.hidden):
             raise PlanUsageError("name a model: a preset (see --list), --config FILE, --torch MODULE:FACTORY, "
                                  "or --params / --layers and --hidden")
         spec = None
-        if base is not None or params or layers or hidden:
-            spec = models.explicit(_count(params, "--params"), layers, hidden, heads, vocab, ffn, seq, kv_heads,
-                                   base=base)
+        if base is not None or o.params or o.layers or o.hidden:
+            spec = models.explicit(_count(o.params, "--params"), o.layers, o.hidden, o.heads, o.vocab, o.ffn, o.seq,
+                                   o.kv_heads, base=base)
+        seq = o.seq
         if spec is not None and seq is None and spec.family == "decoder" and spec.max_seq > DEFAULT_SEQ_CAP:
             seq = DEFAULT_SEQ_CAP
-        job = Job(batch=batch, seq=seq, image_size=image_size, precision=precision, optimizer=optimizer,
-                  optimizer_impl=optimizer_impl, grad_checkpointing=grad_checkpointing, grad_accum=grad_accum,
-                  lora_rank=lora, qlora=qlora, lora_targets=lora_targets, zero=zero, fsdp=fsdp, gpus=gpus,
-                  inference=inference, context=context, offload_optimizer=offload_optimizer,
-                  optimizer_in_backward=optimizer_in_backward, attention=attention,
-                  cuda_context_gib=cuda_context_gib, samples=int(_count(samples, "--samples")) if samples else None,
-                  epochs=epochs, tokens=_count(tokens, "--tokens"), quantizer=quantizer, bnb_version=bnb_version,
-                  double_quant=not no_double_quant, lora_head=lora_head, chunked_ce=chunked_ce, compile=compile_,
-                  activation_offload=activation_offload, input_rate=input_rate)
+        job = job_from_options(options, seq=seq)
         env_note = None
-        if qlora and quantizer == "bitsandbytes" and not bnb_version and python:
+        if o.qlora and o.quantizer == "bitsandbytes" and not o.bnb_version and o.python:
             from gpudoctor.plan.target_env import bnb_version as read_bnb
 
-            found, env_note = read_bnb(python)
+            found, env_note = read_bnb(o.python)
             job = replace(job, bnb_version=found)
-        if qlora and not lora:
+        if o.qlora and not o.lora:
             job = replace(job, lora_rank=64)  # the QLoRA paper's rank
         job.check()
         matrices = load_matrices()
         here_info = None
-        if here:
+        if o.here:
             targets, here_info = here_targets(matrices)
         else:
-            targets = resolve_targets(gpu_names, matrices)
-        prices = load_prices(prices_file)
+            targets = resolve_targets(o.gpu_names, matrices)
+        prices = load_prices(o.prices_file)
 
         memory = flops = None
         mode = "formula"
-        if factory or exact:
-            if exact and (base is None or base.name not in models.presets()):
+        if o.factory or o.exact:
+            if o.exact and (base is None or base.name not in models.presets()):
                 raise PlanUsageError("--exact runs a preset's reference implementation; for other models use "
                                      "--torch MODULE:FACTORY")
             from gpudoctor.render.console import status
 
-            with status(f"gpudoctor plan: running the model once in a subprocess (at most {timeout:g} s)…",
-                        enabled=not as_json):
-                res = run_exact(python or sys.executable,
-                                request_for(job, builtin=base.name if exact and base else None, factory=factory),
-                                timeout=timeout)
+            with status(f"gpudoctor plan: running the model once in a subprocess (at most {o.timeout:g} s)…",
+                        enabled=not o.as_json):
+                res = run_exact(o.python or sys.executable,
+                                request_for(job, builtin=base.name if o.exact and base else None, factory=o.factory),
+                                timeout=o.timeout)
             memory, flops, mode = to_memory(res, job), res.flops_per_step, "exact"
             if spec is None:
-                spec = models.ModelSpec(name=factory, family="generic", params=res.params,
-                                        source=f"--torch {factory}")
+                spec = models.ModelSpec(name=o.factory, family="generic", params=res.params,
+                                        source=f"--torch {o.factory}")
         result = make_plan(spec, job, targets, matrices, prices, memory=memory, flops_per_step=flops, mode=mode,
-                           here=here_info, suggest=spec.family != "generic", sort=sort,
-                           edge=edge or bool(gpu_names) or here)
+                           here=here_info, suggest=spec.family != "generic", sort=o.sort,
+                           edge=o.edge or bool(o.gpu_names) or o.here)
         if env_note:
             result.notes.append(env_note)
     except (models.ModelError, JobError, PriceError, ExactError) as exc:
         raise PlanUsageError(str(exc)) from None
 
-    if svg:
+    if o.svg:
         from gpudoctor.plan.render import save_svg  # rich: only for the pictures
 
         try:
-            save_svg(result, svg, top=top)
+            save_svg(result, o.svg, top=o.top)
         except OSError as exc:
-            raise PlanUsageError(f"--svg: cannot write {svg}: {exc.strerror or exc}") from None
-    if as_json:
-        click.echo(json.dumps(to_json(result), indent=2))
-    else:
-        from gpudoctor.plan.render import print_plan
-        from gpudoctor.render.console import stdout_console
-
-        print_plan(result, stdout_console(), top=top)
-    if here and (not result.gpus or not result.fits_anywhere):
+            raise PlanUsageError(f"--svg: cannot write {o.svg}: {exc.strerror or exc}") from None
+    emit("plan", "json" if o.as_json else "text", _views(result, o.top, to_json))
+    if o.here and (not result.gpus or not result.fits_anywhere):
         sys.exit(ExitCode.FINDINGS)
 
 
-def _check_options(model, config, factory, params, layers, hidden, heads, kv_heads, ffn, vocab, seq, image_size,
-                   batch, grad_accum, lora, zero, gpus, context, cuda_context_gib, epochs, timeout, samples, tokens,
-                   prices_file) -> None:
-    """Every option and file checked before any arithmetic (see plan_options)."""
-    if model and config:
-        raise OptionError(f"give a preset ({model}) or --config {config}, not both")
-    if factory and config:
-        raise OptionError("give --torch MODULE:FACTORY or --config FILE, not both")
-    check_ints({"--layers": layers, "--hidden": hidden, "--heads": heads, "--kv-heads": kv_heads, "--ffn": ffn,
-                "--vocab": vocab, "--seq": seq, "--image-size": image_size, "--batch": batch,
-                "--grad-accum": grad_accum, "--lora": lora, "--gpus": gpus, "--context": context})
-    check_zero(zero)
-    _number(cuda_context_gib, "--cuda-context-gib")
-    _number(epochs, "--epochs")
-    _number(timeout, "--timeout")
-    for value, option in ((params, "--params"), (samples, "--samples"), (tokens, "--tokens")):
-        _count(value, option)
-    if config:
-        check_config(config)
-    from gpudoctor.plan.prices import user_file
+def _views(result, top: int, to_json) -> dict:
+    def text(console) -> None:
+        from gpudoctor.plan.render import print_plan
 
-    own = prices_file or user_file()
-    if own:
-        check_prices_file(str(own))
+        print_plan(result, console, top=top)
+
+    return {OutputFormat.JSON: lambda: json.dumps(to_json(result), indent=2) + "\n", OutputFormat.TEXT: Printed(text)}

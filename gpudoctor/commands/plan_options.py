@@ -1,18 +1,21 @@
 """`gpudoctor plan`'s options and files, checked at the command line before any
 arithmetic: a negative context, a zero sequence length, nan, 1e400 or a config
-with zero attention heads is one line and exit 2, never an internal error.
+with zero attention heads is one line and exit 2, never an internal error. And
+the Job the options describe (job_from_options).
 
 The bounds are far beyond any real job (they only keep the arithmetic finite).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from gpudoctor.inputs import CONFIG_LIMIT, PRICES_LIMIT, parse_json, read_text
+from gpudoctor.plan.job import LORA_TARGETS, OPTIMIZER_IMPLS, OPTIMIZERS, PRECISIONS, Job
 
 
 class OptionError(ValueError):
@@ -32,6 +35,11 @@ NUMBERS: Mapping[str, tuple[float, float, bool]] = {
     "--params": (0.0, 1e15, False), "--tokens": (0.0, 1e18, False), "--samples": (1.0, 1e15, True),
 }
 ZERO_STAGES = (0, 1, 2, 3)
+# option (its click name) -> the values it takes, checked in this order
+CHOICES: Mapping[str, tuple[str, ...]] = {
+    "precision": PRECISIONS, "optimizer": OPTIMIZERS, "optimizer_impl": OPTIMIZER_IMPLS,
+    "lora_targets": LORA_TARGETS, "attention": ("sdpa", "eager"),
+}
 _COUNT = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMbBtT]?)\s*")
 _SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 
@@ -131,3 +139,49 @@ def check_prices_file(path: str) -> None:
         elif isinstance(item, (int, float)) and not isinstance(item, bool) and not (
                 math.isfinite(item) and item >= 0):
             raise OptionError(f"--prices {path}: {where} is {item}; prices are finite and not negative")
+
+
+def check_options(options: Mapping[str, Any]) -> None:
+    """Every option and file checked before any arithmetic; `options` are the
+    command's, by their click names."""
+    model, config, factory = options["model"], options["config"], options["factory"]
+    if model and config:
+        raise OptionError(f"give a preset ({model}) or --config {config}, not both")
+    if factory and config:
+        raise OptionError("give --torch MODULE:FACTORY or --config FILE, not both")
+    check_ints({option: options[_name(option)] for option in (
+        "--layers", "--hidden", "--heads", "--kv-heads", "--ffn", "--vocab", "--seq", "--image-size", "--batch",
+        "--grad-accum", "--lora", "--gpus", "--context")})
+    check_zero(options["zero"])
+    for option in ("--cuda-context-gib", "--epochs", "--timeout"):
+        number(options[_name(option)], option)
+    for option in ("--params", "--samples", "--tokens"):
+        count(options[_name(option)], option)
+    if config:
+        check_config(config)
+    from gpudoctor.plan.prices import user_file
+
+    own = options["prices_file"] or user_file()
+    if own:
+        check_prices_file(str(own))
+
+
+def _name(option: str) -> str:
+    """--kv-heads -> kv_heads, the option's click name."""
+    return option.lstrip("-").replace("-", "_")
+
+
+# Job fields whose option has another name; the other options named like a Job
+# field are passed on as they are (so a new Job option needs only its click option).
+_JOB_FIELD = {"lora": "lora_rank", "compile_": "compile"}
+
+
+def job_from_options(options: Mapping[str, Any], seq: int | None) -> Job:
+    """The Job `options` (checked by check_options) describe; `seq` is the
+    sequence length the command settled on (the option, or a default cap)."""
+    names = {f.name for f in dataclasses.fields(Job)}
+    fields = {_JOB_FIELD.get(k, k): v for k, v in options.items() if _JOB_FIELD.get(k, k) in names}
+    samples = count(options["samples"], "--samples") if options["samples"] else None
+    fields.update(seq=seq, lora_rank=options["lora"] or 0, double_quant=not options["no_double_quant"],
+                  samples=int(samples) if samples is not None else None, tokens=count(options["tokens"], "--tokens"))
+    return Job(**fields)

@@ -17,6 +17,7 @@ import click
 from gpudoctor.cli import InputError
 from gpudoctor.commands.check import python_option
 from gpudoctor.findings import ExitCode
+from gpudoctor.render.emit import OutputFormat, emit
 
 
 @click.command()
@@ -27,7 +28,7 @@ from gpudoctor.findings import ExitCode
 @click.option("--from", "from_file", metavar="SNAPSHOT.json", help="Report on a saved snapshot instead of this machine.")
 def report(python, deep, redact, output, from_file):
     """A markdown report for GitHub issues: facts, findings with fixes, raw snapshot."""
-    from gpudoctor.commands.check import load_snapshot_file
+    from gpudoctor.commands.check import load_snapshot_file, probe
     from gpudoctor.doctor import judge
     from gpudoctor.matrices import load_matrices
     from gpudoctor.redact import Redactor, live_hostnames
@@ -36,26 +37,15 @@ def report(python, deep, redact, output, from_file):
 
     if from_file and (python or deep):
         raise click.UsageError("--from reports on a saved snapshot; --python and --deep probe a live machine")
-    snapshot = load_snapshot_file(from_file) if from_file else _probe(python, deep)
+    snapshot = load_snapshot_file(from_file) if from_file else probe(python, deep, quiet=True)
     text = issue_report(judge(snapshot, load_matrices()), dumps(snapshot.to_dict()))
-    if redact:
-        text = Redactor.for_snapshot(snapshot, [] if from_file else live_hostnames()).text(text)
-    if output:
-        try:
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as exc:
-            raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
-        click.echo(f"wrote {output}" + (" (redacted)" if redact else ""), err=True)
-    else:
-        click.echo(text, nl=False)
-    sys.exit(ExitCode.OK)
-
-
-def _probe(python, deep):
+    redactor = Redactor.for_snapshot(snapshot, [] if from_file else live_hostnames()).text if redact else None
     try:
-        from gpudoctor.commands.check import probe
-
-        return probe(python, deep, quiet=True)
-    except ImportError:
-        raise InputError("this build cannot probe the machine; report on a saved snapshot with --from") from None
+        emit("report", "markdown", {OutputFormat.MARKDOWN: lambda: text}, redact=redactor, output=output)
+    except OSError as exc:
+        if not output:
+            raise  # stdout itself (a closed pipe): not the file's fault
+        raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
+    if output:
+        click.echo(f"wrote {output}" + (" (redacted)" if redact else ""), err=True)
+    sys.exit(ExitCode.OK)

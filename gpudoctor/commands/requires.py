@@ -9,9 +9,7 @@ import click
 
 from gpudoctor.cli import InputError
 from gpudoctor.findings import ExitCode
-
-FORMATS = ("text", "json", "kubernetes", "slurm", "docker")
-REQUIRES_SCHEMA_VERSION = 1
+from gpudoctor.render.emit import OutputFormat, emit, format_option
 
 
 @click.command()
@@ -19,7 +17,7 @@ REQUIRES_SCHEMA_VERSION = 1
 @click.option("--python", "python", metavar="PATH", help="An interpreter whose environment to read (default: this one).")
 @click.option("--os", "os_name", metavar="linux|windows", help="Platform the files are installed on (default linux).")
 @click.option("--arch", metavar="x86_64|aarch64", help="CPU architecture the files are installed on.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@format_option("requires")
 @click.option("--debug", is_flag=True, hidden=True)
 def requires(files, python, os_name, arch, fmt, debug):
     """What a host needs to run an environment (--python, default this one), a lockfile, a
@@ -58,57 +56,15 @@ def requires(files, python, os_name, arch, fmt, debug):
 
         snap = probe(python, deep=False, quiet=True)
         inputs.append((snap.system.python_executable.value or "this environment", host_needs(snap, matrices)))
-    _emit(inputs, fmt)
+    emit("requires", fmt, _views(inputs))
     sys.exit(ExitCode.OK)
 
 
-def _emit(inputs, fmt: str) -> None:
-    from gpudoctor.render import scheduler as sch
+def _views(inputs) -> dict:
+    from gpudoctor.render.json import dumps
+    from gpudoctor.render.requires import render, requires_data
 
-    if fmt == "json":
-        from gpudoctor import __version__
-        from gpudoctor.render.json import dumps
-
-        click.echo(dumps({"schema_version": REQUIRES_SCHEMA_VERSION, "gpudoctor_version": __version__,
-                          "command": "requires",
-                          "inputs": [{"input": name, "needs": n.to_dict(), "scheduler": sch.scheduler_forms(n)}
-                                     for name, n in inputs]}))
-        return
-    for name, n in inputs:
-        if len(inputs) > 1:
-            click.echo(f"# {name}")
-        if fmt == "kubernetes":
-            click.echo(sch.kubernetes_yaml(n), nl=False)
-        elif fmt == "slurm":
-            c = sch.slurm_constraint(n)
-            click.echo(f'#SBATCH --constraint="{c}"' if c else "# no GPU architecture constraint")
-        elif fmt == "docker":
-            r = sch.nvidia_require_cuda(n)
-            click.echo(f'ENV NVIDIA_REQUIRE_CUDA="{r}"' if r else "# no CUDA requirement")
-        else:
-            _text(name, n, sch)
-
-
-def _text(name, n, sch) -> None:
-    click.echo(f"{name} needs:")
-    for os_name, need in n.driver.items():
-        full = n.driver_full.get(os_name)
-        extra = f" ({full.value}+ where kernels run through PTX JIT)" if full and full.value != need.value else ""
-        click.echo(f"  driver ({os_name}): {need.value}+{extra}  <- {need.why}")
-    if n.driver_cuda:
-        click.echo(f"  driver CUDA: {n.driver_cuda.value}+  (NVIDIA_REQUIRE_CUDA={sch.nvidia_require_cuda(n)})")
-    for label, archs in n.archs.items():
-        click.echo(f"  {label} carries: {', '.join(archs)}")
-    if n.compute:
-        shown = ", ".join(f"{cc}{' (PTX JIT)' if k == 'ptx-jit' else ''}" for cc, k in n.compute)
-        click.echo(f"  GPUs with compute capability: {shown}")
-    for label, need in (("cuDNN SM floor", n.cudnn_min_sm), ("library SM floor", n.min_sm), ("glibc", n.glibc)):
-        if need:
-            click.echo(f"  {label}: {need.value}+  <- {need.why}")
-    if n.glibc is None:
-        click.echo("  glibc: unknown (no wheel platform tag in the input)")
-    for u in n.unknown:
-        click.echo(f"  unknown: {u}")
-    c = sch.slurm_constraint(n)
-    if c:
-        click.echo(f'  slurm: --constraint="{c}"  (features named sm_XY; site-defined)')
+    views = {OutputFormat.JSON: lambda: dumps(requires_data(inputs)) + "\n"}
+    for fmt in (OutputFormat.TEXT, OutputFormat.KUBERNETES, OutputFormat.SLURM, OutputFormat.DOCKER):
+        views[fmt] = lambda fmt=fmt: render(inputs, fmt)
+    return views

@@ -12,6 +12,7 @@ import sys
 import click
 
 from gpudoctor.host import RealHost
+from gpudoctor.render.emit import OutputFormat, Printed, ci_views, emit, format_option
 from gpudoctor.smoke import SmokeOptions, SmokeUsageError, parse_gpus, run_smoke
 from gpudoctor.smoke.progress import make_progress, planned_tests
 from gpudoctor.snapshot import Snapshot
@@ -34,8 +35,7 @@ def _load_snapshot(path: str | None) -> Snapshot | None:
               help="--full adds a pattern write/verify over most free memory and longer timings.")
 @click.option("--timeout", "timeout", type=float, metavar="S", help="Hard limit for the runner (default 120, --full 600).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema smoke.v1) on stdout.")
-@click.option("--format", "fmt", type=click.Choice(("text", "json", "github", "junit", "prometheus", "oneline")),
-              default="text", show_default=True, help="Output format (CI and scheduler formats: docs/ci.md).")
+@format_option("smoke", help="Output format (CI and scheduler formats: docs/ci.md).")
 @click.option("--allow-cpu", is_flag=True, help="Run the numerics on the CPU where CUDA is unavailable (for tests).")
 @click.option("--strict", is_flag=True, help="Warnings (slow GEMM, slow copies) fail too.")
 @click.option("--snapshot", "snapshot_file", metavar="FILE",
@@ -65,16 +65,17 @@ def smoke(python, backend, gpus, quick, timeout, as_json, fmt, allow_cpu, strict
             progress.close()
     except SmokeUsageError as exc:
         raise click.UsageError(str(exc)) from None
-    if as_json:
-        click.echo(json.dumps(report.to_json(), indent=2))
-    elif fmt != "text":
-        from gpudoctor.render.ci import render as render_ci
-        from gpudoctor.render.outcomes import from_smoke
+    emit("smoke", "json" if as_json else fmt, _views(report))
+    sys.exit(int(report.exit_code))
 
-        click.echo(render_ci(fmt, from_smoke(report)), nl=False)
-    else:
-        from gpudoctor.render.console import stdout_console
+
+def _views(report) -> dict:
+    from gpudoctor.render.outcomes import from_smoke
+
+    def text(console) -> None:
         from gpudoctor.smoke.render_text import render
 
-        render(report, stdout_console())
-    sys.exit(int(report.exit_code))
+        render(report, console)
+
+    return {OutputFormat.JSON: lambda: json.dumps(report.to_json(), indent=2) + "\n", OutputFormat.TEXT: Printed(text),
+            **ci_views(lambda: from_smoke(report))}

@@ -23,9 +23,11 @@ from gpudoctor.diagnose import (
     ds_report,
     errors,
     freetext,
+    installs,
     jax_env,
     nvidia_smi,
     packages,
+    repl,
     tensorflow,
 )
 from gpudoctor.diagnose.build import build
@@ -44,8 +46,10 @@ PARSERS: tuple[tuple[str, Callable[[Paste, Facts], None]], ...] = (
     ("tensorflow", tensorflow.parse),
     ("banners", banners.parse),
     ("packages", packages.parse),
+    ("interpreter output", repl.parse),
     ("errors", errors.parse),
     ("free text", freetext.parse),
+    ("install commands", installs.parse),  # after free text: the OS decides what PyPI's default is
 )
 
 

@@ -1,6 +1,7 @@
 """Startup banners of popular applications: ComfyUI (its log lines and the
-"System Information" block of its error reports) and Ultralytics / YOLOv5
-(the one-line device banner and the `yolo checks` table)."""
+"System Information" block of its error reports), Ultralytics / YOLOv5
+(the one-line device banner and the `yolo checks` table) and PaddlePaddle's
+device notice (`paddle.utils.run_check()` and every GPU start)."""
 
 from __future__ import annotations
 
@@ -23,12 +24,30 @@ _ULTRA = re.compile(r"(?:Ultralytics|YOLOv\d)[^\n]{0,40}?Python-(\d\.\d{1,2}\.\d
                     r"(CUDA|CPU|MPS)")
 _ULTRA_GPU = re.compile(r"CUDA:(\d{1,2}) \(([^,\n]{1,100}), (\d{1,7}) ?MiB\)")
 _OLD_YOLO = re.compile(r"YOLOv5 [^\n]{0,60}?torch (\d[\w.+]{0,40}) (CUDA|CPU)")
+# Paddle's device_context.cc: "device: 0, GPU Compute Capability: 8.6, Driver API Version: 11.4, Runtime API
+# Version: 10.2" (the runtime is the CUDA the wheel was built with) and "device: 0, cuDNN Version: 8.3."
+_PADDLE_DEVICE = re.compile(r"device: (\d{1,2}), GPU Compute Capability: (\d{1,2}\.\d), Driver API Version: "
+                            r"(\d{1,2}\.\d), Runtime API Version: (\d{1,2}\.\d)")
+_PADDLE_CUDNN = re.compile(r"device: \d{1,2}, cuDNN Version: (\d{1,2}\.\d{1,2})")
 _CHECKS = re.compile(r"^(OS|Python|CUDA)[ \t]{4,40}(\S[^\n]{0,100})$", re.M)
 
 
 def parse(p: Paste, f: Facts) -> None:
     _comfyui(p, f)
     _ultralytics(p, f)
+    _paddle(p, f)
+
+
+def _paddle(p: Paste, f: Facts) -> None:
+    for m in p.scan(_PADDLE_DEVICE, "runtime api version"):
+        src = p.where("Paddle device notice", m.start())
+        f.saw("Paddle device notice")
+        f.gpu(src, index=int(m.group(1)), compute_capability=m.group(2))
+        f.put("driver.cuda_api", m.group(3), src)
+        f.fw("paddle", "build", "cuda", src)
+        f.fw("paddle", "cuda", m.group(4), src)
+    for m in p.scan(_PADDLE_CUDNN, "cudnn version:"):
+        f.fw("paddle", "cudnn", m.group(1), p.where("Paddle device notice", m.start()))
 
 
 def _comfyui(p: Paste, f: Facts) -> None:

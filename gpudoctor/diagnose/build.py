@@ -243,8 +243,8 @@ def _frameworks(f: Facts, reads: list[Read]) -> tuple[Framework, ...] | None:
     names = [n for n in _FW_ORDER if n in f.frameworks] + [n for n in f.frameworks if n not in _FW_ORDER]
     for name in names:
         store = f.frameworks[name]
-        if "version" not in store and "build" not in store:
-            continue
+        if "version" not in store and "build" not in store and "is_available" not in store:
+            continue  # a framework the paste only names in passing
         facts = {}
         for key in _FW_FACTS:
             if key in store:

@@ -46,6 +46,9 @@ class ErrorEntry:
     # line) carries the real cause: this message is then only its consequence,
     # and diagnose reports those instead of this one.
     deferred_by: tuple[str, ...] = ()
+    # A message that means "running on the CPU": where the paste shows an NVIDIA
+    # GPU it says the framework did not get it, and diagnose warns in this category.
+    with_gpu: str | None = None
     compiled: tuple[re.Pattern, ...] = field(default=(), compare=False, repr=False)
     # Per pattern, a lower-case literal every match contains (None: no such literal):
     # lines without it are skipped without running the regex.
@@ -88,6 +91,8 @@ def parse_catalog(raw: str) -> tuple[ErrorEntry, ...]:
         seen.add(entry.id)
         if entry.category is not None and entry.category not in CATEGORIES:
             raise CatalogError(f"{where}: unknown category {entry.category!r}")
+        if entry.with_gpu is not None and entry.with_gpu not in CATEGORIES:
+            raise CatalogError(f"{where}: unknown with_gpu category {entry.with_gpu!r}")
         if entry.code is None and entry.category is None:
             raise CatalogError(f"{where}: needs a code or a category")
         if not entry.source.startswith("https://"):

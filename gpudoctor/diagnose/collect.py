@@ -122,6 +122,8 @@ class Facts:
     def fw(self, name: str, key: str, value: Any, source: str, rank: int = TOOL) -> None:
         """A framework fact: key is version | build | cuda | cudnn | nccl | arch_list | is_available."""
         store = self.frameworks.setdefault(name, {})
+        if key == "version" and isinstance(value, str) and value.endswith("+cpu"):
+            self.fw(name, "build", "cpu", source, rank)  # the local version says what the build is
         have = store.get(key)
         if key == "version" and have and isinstance(value, str) and isinstance(have.value, str) \
                 and have.value.partition("+")[0] == value.partition("+")[0]:
@@ -221,6 +223,11 @@ def prefer_the_failing_report(f: Facts) -> None:
     among values of equal rank, that one wins. Without an error line the first
     value stays."""
     errors = [n for n in (_line(sig.source) for sig in f.signals) if n is not None]
+    if not errors:
+        # No error line: a report that itself shows the failure (a CPU build, CUDA
+        # unavailable) is the one the paste is about, the other one worked.
+        errors = [n for n in (_line(v.source) for _, key, v in f.contested if _shows_failure(key, v.value))
+                  if n is not None]
     if not errors or not f.contested:
         return
     failure = min(errors)
@@ -233,6 +240,14 @@ def prefer_the_failing_report(f: Facts) -> None:
             store[key] = challenger
             f.conflicts.append(f"{key}: {challenger.value} ({challenger.source}), the report nearest the failure, "
                                f"over {have.value} ({have.source})")
+
+
+def _shows_failure(key: str, value: Any) -> bool:
+    if key == "is_available":
+        return value is False
+    if key == "build":
+        return value == "cpu"
+    return key == "version" and isinstance(value, str) and value.endswith("+cpu")
 
 
 def _refines(precise: Any, rough: Any) -> bool:

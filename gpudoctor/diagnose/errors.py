@@ -87,10 +87,11 @@ def _signals(p: Paste, q: Paste, f: Facts) -> None:
     for match in match_text(p.text):
         _signal(p, f, match.entry, match.line_no, match.text)
         matched.add(match.entry.id)
-    if q is not p:  # entries only the joined text shows
-        for match in match_text(q.text):
+    if q is not p:  # entries only the joined lines show: only those are matched again
+        numbers = sorted(q.joined)
+        for match in match_text("\n".join(q.line(n) for n in numbers)):
             if match.entry.id not in matched:
-                _signal(p, f, match.entry, q.pasted_line(match.line_no), match.text)
+                _signal(p, f, match.entry, q.pasted_line(numbers[match.line_no - 1]), match.text)
 
 
 def _signal(p: Paste, f: Facts, e, line_no: int, text: str) -> None:

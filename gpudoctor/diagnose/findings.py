@@ -9,34 +9,47 @@ libcuda.so under WSL2 is `wsl`.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from gpudoctor.compat import parse_arch_list
 from gpudoctor.diagnose import Diagnosis
 from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.diagnose.collect import Read
 from gpudoctor.doctor import Report, judge, verdicts
-from gpudoctor.findings import Evidence, Finding, Fix, Outcome, RuleResult, sort_findings
+from gpudoctor.findings import Evidence, Finding, Fix, Outcome, RuleResult, Severity, sort_findings
 from gpudoctor.matrices import Matrices
-from gpudoctor.rules.registry import RULES, all_rules
+from gpudoctor.rules.registry import RULES
 from gpudoctor.snapshot import Snapshot
-from gpudoctor.versions import compute_capability
+from gpudoctor.versions import compute_capability, parse_numeric
 
 MAX_EVIDENCE = 3
 
 
 def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
-    all_rules()
     entries = {e.id: e for e in load_catalog()}
     by_key: dict[tuple[str, str], Finding] = {}
     seen = {sig.entry for sig in d.signals}
     for sig in d.signals:
         entry = entries.get(sig.entry)
-        if entry is None or entry.code is None or entry.code not in RULES:
+        if entry is None:
+            continue
+        if entry.with_gpu and d.snapshot.gpus:
+            entry = dataclasses.replace(entry, code=FELL_BACK_TO_CPU, category=entry.with_gpu)
+        if entry.code is None or entry.code not in RULES:
             continue
         if seen.intersection(entry.deferred_by):
             continue  # the paste also shows the message that names the real cause
         rule = RULES[entry.code]
         category = _category(entry.code, entry.category, d, m)
+        severity = None
+        if entry.code == "GD807" and _cuda_it_wants_is_there(sig.text, d.snapshot):
+            category = "cudnn-missing"  # not another CUDA: the right one, not found
+        if _other_cudnn_major_shown(sig.text, sig.source, d.snapshot):
+            category = "cudnn-version-mismatch"
+        if category == "arch-in-range":
+            # PyTorch warns for any capability above its highest, but a cubin serves every
+            # later minor of its major: GB10 (12.1) runs the sm_120 kernels.
+            category, severity = "info", Severity.INFO
         evidence = Evidence("error", sig.text, sig.source)
         key = (entry.code, entry.id)
         if key in by_key:
@@ -45,10 +58,50 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
                 by_key[key] = dataclasses.replace(f, evidence=f.evidence + (evidence,))
             continue
         by_key[key] = rule.finding(
-            entry.title, evidence=[evidence], category=category,
+            entry.title, evidence=[evidence], category=category, severity=severity,
             fix=Fix(" ".join((entry.fix, *entry.steps)) + f" (source: {entry.source})", entry.commands),
         )
     return list(by_key.values())
+
+
+# The CUDA a missing library belongs to: "libcudart.so.10.2", "libnvrtc.so.12", "cudart64_110.dll".
+_SONAME = re.compile(r"\blib(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink)\.so\.(\d+)(?:\.(\d))?\b|"
+                     r"\b(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc)64_(\d{2,3})(?:_0)?\.dll", re.I)
+
+
+def _cuda_it_wants_is_there(text: str, s: Snapshot) -> bool:
+    """A CUDA library of version X is missing and the paste shows CUDA X
+    installed: the library is not where the framework looks (a venv without
+    the runtime, a path not searched), which is a missing library rather than
+    a framework built for another CUDA."""
+    m = _SONAME.search(text)
+    if m is None:
+        return False
+    if m.group(3):
+        digits = m.group(3)
+        want = (int(digits[:-1]), int(digits[-1])) if len(digits) == 3 else (int(digits), None)
+    else:
+        want = (int(m.group(1)), int(m.group(2)) if m.group(2) else None)
+    for rt in s.cuda_runtimes or ():
+        have = parse_numeric(rt.version or "") or ()
+        if len(have) >= 1 and have[0] == want[0] and (want[1] is None or (len(have) > 1 and have[1] == want[1])):
+            return True
+    return False
+
+
+_REQUIRE_CUDNN = re.compile(r"Require cuDNN (\d+)\.", re.I)
+
+
+def _other_cudnn_major_shown(text: str, source: str, s: Snapshot) -> bool:
+    """The message names the cuDNN major its build wants and the paste shows another
+    (on another line: the free-text reader also reads the message's own "cuDNN 8")."""
+    m = _REQUIRE_CUDNN.search(text)
+    if m is None:
+        return False
+    line = source.rsplit(" ", 1)[-1]
+    majors = {(parse_numeric(lib.version) or (None,))[0] for lib in s.cudnn or ()
+              if lib.version and lib.source.rsplit(" ", 1)[-1] != line}
+    return bool(majors) and int(m.group(1)) not in majors
 
 
 def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices | None) -> str | None:
@@ -65,6 +118,9 @@ def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices |
             return "container-no-gpu"
     return entry_category
 
+
+# The warning a "running on the CPU" message becomes beside an NVIDIA GPU.
+FELL_BACK_TO_CPU = "GD850"
 
 # Codes whose message says "no driver / no device / no libcuda".
 NO_GPU_CODES = {"GD803", "GD809", "GD813"}
@@ -88,6 +144,26 @@ def _arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> st
     if ccs and low and all(c < low for c in ccs):
         return "arch-dropped"
     if ccs and high and all(c > high and c.major != high.major for c in ccs):
+        return "arch-too-new-for-cuda"
+    if ccs and low and high and reads.get("torch.cc_max") and all(low <= c and c.major == high.major for c in ccs):
+        return "arch-in-range"
+    if ccs and low is None and high is None and m is not None:
+        return _against_current_builds(ccs, m)
+    return "arch-not-in-build"
+
+
+def _against_current_builds(ccs: list, m: Matrices) -> str:
+    """With the build unknown, the GPU against the CUDA builds of the newest
+    PyTorch series: below every one of them, the builds dropped it (a K80);
+    above the range of some of them, a build for an older CUDA predates it (an
+    RTX 50xx on a cu126 build). PyTorch's builds stand in for any framework's:
+    their CUDA sets the architectures a build can carry."""
+    lists = [parse_arch_list(b.arch_list) for b in m.current_torch_cuda_builds()]
+    if not lists:
+        return "arch-not-in-build"
+    if all(c < min(e.cc for e in entries) for entries in lists for c in ccs):
+        return "arch-dropped"
+    if any(all(c.major > max(e.cc for e in entries).major for c in ccs) for entries in lists):
         return "arch-too-new-for-cuda"
     return "arch-not-in-build"
 
@@ -119,11 +195,66 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
         results.append(r)
         findings += r.findings
     extra = signal_findings(d, m)
+    extra += cpu_fallback_findings(d, findings + extra)
     results += [RuleResult(code, Outcome.FINDING, "", tuple(f for f in extra if f.code == code))
                 for code in sorted({f.code for f in extra})]
     findings = sort_findings(findings + extra)
     return dataclasses.replace(report, findings=tuple(findings), results=tuple(results),
                                verdicts=tuple(verdicts(d.snapshot, m, findings, results)))
+
+
+# Messages that say "CUDA is unavailable to this program" and no more.
+CPU_FALLBACK_MESSAGES = {"cuda-not-available", "whisper-fp16-on-cpu", "torch-deserialize-cuda", "yolo-cuda-unavailable",
+                         "lightning-gpus-requested-none-available", "jax-no-gpu-fallback"}
+# Categories of a finding that already says why CUDA is unavailable.
+_EXPLAINS = {"no-driver", "driver-too-old-for-runtime", "driver-library-mismatch", "cpu-only-build",
+             "arch-too-new-for-cuda", "arch-dropped", "arch-not-in-build", "cudnn-missing", "cudnn-version-mismatch",
+             "framework-cuda-mismatch", "library-conflict", "python-version-unsupported", "wsl", "container-no-gpu",
+             "hardware-health"}
+
+
+def cpu_fallback_findings(d: Diagnosis, findings: list[Finding]) -> list[Finding]:
+    """CUDA is unavailable to the framework and no finding says why: the one
+    likely cause that where it runs implies. A container started without GPU
+    access shows no GPU; under WSL the Windows driver provides CUDA; on Windows a
+    plain `pip install torch` is PyPI's CPU-only wheel. Elsewhere nothing is said."""
+    s = d.snapshot
+    said = [sig for sig in d.signals if sig.entry in CPU_FALLBACK_MESSAGES]
+    off = [fw for fw in s.frameworks or () if fw.deep is not None and fw.deep.is_available is False]
+    if not (said or off) or any(f.severity is not Severity.INFO and f.category in _EXPLAINS for f in findings):
+        return []
+    evidence = [Evidence("error", sig.text, sig.source) for sig in said[:2]] + \
+        [Evidence(f"{fw.name}.is_available", "False", next((r.source for r in d.reads
+                                                             if r.fact == f"{fw.name}.is_available"), "the paste"))
+         for fw in off[:1]]
+    container, wsl, os_name = s.system.container.value, s.system.wsl.value, s.system.os.value
+    torch = s.framework("torch")
+    rule = RULES["GD820"]
+    if container not in (None, "none") and not wsl:
+        evidence.append(Evidence("system.container", str(container), s.system.container.source))
+        return [rule.finding(
+            f"CUDA is unavailable inside this {container} container: it was most likely started without GPU access",
+            evidence=evidence, category="container-no-gpu",
+            fix=Fix("Start it with GPU access: docker run --gpus all (compose: deploy.resources.reservations.devices "
+                    "with capabilities [gpu]); Kubernetes: a nvidia.com/gpu limit, the NVIDIA device plugin and "
+                    "runtimeClassName: nvidia; Singularity/Apptainer: --nv. The host needs the NVIDIA Container Toolkit.",
+                    ("docker run --rm --gpus all IMAGE nvidia-smi",)))]
+    if wsl:
+        evidence.append(Evidence("system.wsl", "True", s.system.wsl.source))
+        return [rule.finding(
+            "CUDA is unavailable under WSL 2: the Windows NVIDIA driver must provide it (/usr/lib/wsl/lib)",
+            evidence=evidence, category="wsl",
+            fix=Fix("Install or update the NVIDIA driver on Windows (never a Linux driver inside WSL), run "
+                    "`wsl --update`, then check `nvidia-smi` inside WSL.", ("ls -l /usr/lib/wsl/lib/libcuda*", "nvidia-smi")))]
+    plain = torch is None or torch.version.value is None or "+" not in str(torch.version.value)
+    if os_name == "windows" and plain and (torch is None or torch.build.value in (None, "cpu")):
+        evidence.append(Evidence("system.os", "windows", s.system.os.source))
+        return [rule.finding(
+            "CUDA is unavailable on Windows: most often PyPI's torch, which is a CPU-only build there",
+            evidence=evidence, category="cpu-only-build",
+            fix=Fix("Check `torch.version.cuda` (None: a CPU build); install a CUDA build from the PyTorch index "
+                    "(`gpudoctor install torch` prints the command for this machine).", ("gpudoctor install torch",)))]
+    return []
 
 
 def read_data(d: Diagnosis) -> dict:

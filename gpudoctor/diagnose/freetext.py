@@ -66,6 +66,10 @@ _MAC_PATH = re.compile(r"(?:^|[\s\"'(])/(?:Users/[^/\s]{1,40}|Library/Frameworks
 _OS_WORDS = ("windows", "ubuntu", "debian", "centos", "rocky", "rhel", "fedora", "macos", "arch linux")
 _WSL = re.compile(r"\bWSL[ \t]?2?\b|Windows Subsystem for Linux|Ubuntu Subsystem|microsoft-standard-WSL2|/usr/lib/wsl/",
                   re.I)
+# A template's field left empty: "WSL version (if applicable):" says nothing about WSL.
+_EMPTY_FIELD = re.compile(r"(?:[ \t]*(?:version[ \t]*)?\(if applicable\)|[ \t]*version)[ \t]*:[ \t]*"
+                          r"(?:n/?a|no|none|not applicable|-+)?[ \t]*(?:\n|$)|"
+                          r"[ \t]*:[ \t]*(?:n/?a|no|none|not applicable|-+)[ \t]*(?:\n|$)", re.I)
 _CC = re.compile(r"compute capability[ \t:=]{0,3}(?:of[ \t])?(\d{1,2}\.\d)\b", re.I)
 # A container: the command that started it, a Dockerfile line, a shell prompt inside one.
 _CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\b|\bdocker-compose\b|"
@@ -76,10 +80,24 @@ _DOCKER_RUN = re.compile(r"\b(?:docker|podman)[ \t]+run\b[^\n]{0,400}", re.I)
 _GPU_FLAGS = re.compile(r"--gpus|--runtime[ =]nvidia|--device|--privileged|nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES|"
                         r"--nv\b|deploy:|capabilities", re.I)
 _K8S = re.compile(r"\bkubectl\b|\bnvidia\.com/gpu\b|\bkind:[ \t]*(?:Pod|Deployment|DaemonSet|Job)\b|"
-                  r"\b(?:on|in|with|to) (?:a |my |our |the )?(?:kubernetes|k8s|GKE|EKS|AKS)\b", re.I)
+                  r"\b(?:on|in|with|to) (?:a |my |our |the )?(?:kubernetes|k8s|GKE|EKS|AKS)\b|"
+                  r"\b(?:kubernetes|k3s|k0s|microk8s|openshift)[ \t]+v?\d+\.\d+|\b(?:in|inside) (?:a|the|my) pod\b",
+                  re.I)
 _SINGULARITY = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\b", re.I)
+# A Singularity/Apptainer start that asks for no GPU: without --nv (or --nvccli) the
+# container gets neither /dev/nvidia* nor the driver's libraries.
+_SINGULARITY_RUN = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\b[^\n]{0,400}", re.I)
 # A batch job: what it sees is what the scheduler granted it.
 _SLURM = re.compile(r"^#SBATCH\b|\b(?:srun|sbatch|salloc)[ \t]+-|\bSLURM_(?:JOB_ID|JOBID|NODELIST|STEP_GPUS)\b", re.M)
+# (pattern, kind, needles: every match contains one of them, in lower case), first match wins.
+_CONTAINER_CLUES = (
+    (_K8S, "kubernetes", ("kubectl", "nvidia.com/gpu", "kind:", "kubernetes", "k8s", "gke", "eks", "aks", "k3s",
+                          "k0s", "microk8s", "openshift", " pod")),
+    (_CONTAINER, "docker", ("docker", "podman", "nerdctl", "root@", "container", "nvidia/cuda", "pytorch/pytorch",
+                            "tensorflow/tensorflow", "nvcr.io")),
+    (_SINGULARITY, "singularity", ("singularity", "apptainer")),
+    (_SLURM, "slurm", ("#sbatch", "srun", "sbatch", "salloc", "slurm_")),
+)
 
 # GPU names as typed. The consumer and workstation families need no context;
 # short data-center names ("T4", "A100", "L4") and bare numbers ("my 3090") only
@@ -91,18 +109,20 @@ _GPU_FAMILY = re.compile(  # (?<![A-Za-z0-9_]) rather than \b: "显卡是RTX3060
     r"|(?:A100|A800|H100|H200|H800|H20|GH200|B200|B100|B300|GB200|GB300|V100S?|P100|K80|K40m?|K20X?m?|M40|M60)"
     r"(?:[- ](?:SXM\d?|PCIE|PCIe|NVL|HBM3e?|\d{2,3}GB?|\d{2,3}G))*"
     r"|Quadro[ \t](?:RTX[ \t])?[A-Z]{0,2}\d{3,4}[A-Z]?|Jetson[ \t](?:AGX[ \t])?(?:Orin|Xavier|Nano|TX2|TX1|Thor)"
-    r"(?:[ \t](?:NX|Nano))?)(?![\w-])", re.I)
+    r"(?:[ \t](?:NX|Nano))?|GeForce[ \t]\d{3}M[X]?)(?![A-Za-z0-9_-])", re.I)  # ASCII: "k40m的显卡" ends the name
 _GPU_SHORT = re.compile(r"\b(T4|L4|L40S?|L20|A10G?|A30|A40|A16|A2|P40|P4|A[2-6]000|RTX[ \t]A[2-6]000)\b")
 # A trailing capital S is the SUPER ("2080S"), a small one a plural ("dual 3090s").
 _GPU_NUMBER = re.compile(r"(?<![A-Za-z0-9_.$#:/-])((?:[2-5]0[5-9]0|1[06][3-8]0)(?:[ \t]?(?i:ti|super|d)|S)?)s?(?![\w.%-])")
 _GPU_PREFIX = re.compile(r"(?:(?:NVIDIA|Tesla|GeForce)[ \t]{1,2}){1,3}$", re.I)
 _GPU_CONTEXT = re.compile(r"gpu|graphics|card|nvidia|geforce|device|tesla|instance|vram|\bon (?:a|an|my|the)\b|"
+                          r"\b(?:have|got|bought|using|with) (?:a|an|two|dual)\b|"
                           r"\bmy\b|\bdual\b|\b\d[ \t]?x\b|显卡|顯卡|グラボ|グラフィック|그래픽|видеокарт|tarjeta", re.I)
 # Every family name contains one of these words, every line that may name a
 # short data-center GPU one of the context words: cheap filters for the lines.
-_GPU_WORDS = ("rtx", "gtx", "gt ", "gt-", "mx", "titan", "quadro", "jetson", "a100", "a800", "h100", "h200", "h800",
+_GPU_WORDS = ("rtx", "gtx", "gt ", "gt-", "mx", "titan", "quadro", "jetson", "geforce", "a100", "a800", "h100", "h200", "h800",
               "h20", "gh200", "b200", "b100", "b300", "gb200", "gb300", "v100", "p100", "k80", "k40", "k20", "m40", "m60")
 _CONTEXT_WORDS = ("gpu", "graphics", "card", "nvidia", "geforce", "device", "tesla", "instance", "vram", " on ", "my ",
+                  "have a", "got a", "bought a", "using a", "with a", "with two", "with dual",
                   "dual", "x ", "显卡", "顯卡", "グラボ", "グラフィック", "그래픽", "видеокарт", "tarjeta")
 _NUMBER_FIRST = re.compile(r"\b(\d{4})[ \t]?(ti|super)?[ \t]{1,2}(RTX|GTX)\b", re.I)
 
@@ -183,7 +203,7 @@ def _frameworks(found, f: Facts) -> None:
 
 
 def _system(p: Paste, f: Facts, found) -> None:
-    wsl = list(found(_WSL, "wsl", "subsystem"))
+    wsl = [(m, src) for m, src in found(_WSL, "wsl", "subsystem") if not _EMPTY_FIELD.match(p.text, m.end())]
     for m, src in wsl:
         f.put("system.wsl", True, src, STATED)
         f.put("system.os", "linux", src, STATED)
@@ -191,20 +211,31 @@ def _system(p: Paste, f: Facts, found) -> None:
         if wsl and m.group(1).lower().startswith("windows"):
             continue  # under WSL2 the Windows version describes the host, not the Linux that runs the code
         note_os(f, m.group(1), src, STATED)
-    for rx, name in ((_LINUX_PATH, "linux"), (_WINDOWS_PATH, "windows"), (_MAC_PATH, "darwin")):
-        m = rx.search(p.text)
+    def search(rx: re.Pattern, needles: tuple[str, ...]):
+        # Each pattern's matches all contain one of its needles: a cheap test spares
+        # a regex pass over a long log that has none of them.
+        return rx.search(p.text) if any(n in p.lower for n in needles) else None
+
+    for rx, name, needles in ((_LINUX_PATH, "linux", ("python3.",)),
+                              (_WINDOWS_PATH, "windows", (":\\", "\\lib\\site-packages\\", "python.exe", "win_amd64")),
+                              (_MAC_PATH, "darwin", ("/users/", "/library/frameworks/", "macosx_"))):
+        m = search(rx, needles)
         if m and not wsl:
             f.put("system.os", name, p.where("file path in the paste", m.start(), claim=False), STATED)
-    for rx, kind in ((_K8S, "kubernetes"), (_CONTAINER, "docker"), (_SINGULARITY, "singularity"), (_SLURM, "slurm")):
-        m = rx.search(p.text)
+    for rx, kind, needles in _CONTAINER_CLUES:
+        m = search(rx, needles)
         if m:
             f.put("system.container", kind, p.where("container clue", m.start(), claim=False), STATED)
             break
-    runs = [m for m in _DOCKER_RUN.finditer(p.text) if "nvidia-docker" not in m.group(0).lower()]
+    runs = [m for m in _DOCKER_RUN.finditer(p.text) if "nvidia-docker" not in m.group(0).lower()] \
+        if "docker" in p.lower or "podman" in p.lower else []
     if runs and not any(_GPU_FLAGS.search(m.group(0)) for m in runs) and not _GPU_FLAGS.search(p.text) \
             and "nvidia-docker" not in p.lower:
         # The container was started without asking for a GPU, so no /dev/nvidia* was passed in.
         f.put("system.gpu_device_nodes", (), p.where("docker run without --gpus", runs[0].start(), claim=False), STATED)
+    starts = list(_SINGULARITY_RUN.finditer(p.text)) if "singularity" in p.lower or "apptainer" in p.lower else []
+    if starts and not _GPU_FLAGS.search(p.text) and "SINGULARITY_NV" not in p.text and "APPTAINER_NV" not in p.text:
+        f.put("system.gpu_device_nodes", (), p.where("singularity without --nv", starts[0].start(), claim=False), STATED)
 
 
 def _gpus(p: Paste, f: Facts) -> None:

@@ -17,6 +17,9 @@ _CONDA_TAGGED = re.compile(rf"^\[conda\] ({_NAME})[ \t]{{1,60}}(\S{{1,60}})(?:[ 
 # "torch    2.1.0+cu121" (pip list), "pytorch  2.1.0  py3.10_cuda12.1_cudnn8.9.2_0  pytorch" (conda list)
 _COLUMNS = re.compile(rf"^({_NAME})[ \t]{{2,60}}(\d[\w.+!-]{{0,60}})(?:[ \t]{{1,60}}(\S{{1,80}}))?"
                       rf"(?:[ \t]{{1,60}}(\S{{1,40}}))?[ \t]*$", re.M)
+# conda's transaction plan: "  jaxlib   conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1"
+_CONDA_PLAN = re.compile(rf"^[ \t]+({_NAME})[ \t]+[\w./-]{{0,80}}::\1-(\d[\w.+!]{{0,60}})-(\S{{1,80}})"
+                         rf"(?:[ \t]+\S{{1,80}})?[ \t]*$", re.M | re.I)
 _SHOW = re.compile(rf"^Name: ({_NAME})[ \t]*\nVersion: (\S{{1,60}})", re.M)
 _CHECKS = re.compile(r"^(torch|torchvision)[ \t]{1,40}\S{1,3}[ \t]{0,4}(\d[\w.+]{0,40}?)(?:>=|[ \t]*$)", re.M)
 
@@ -53,6 +56,10 @@ def parse(p: Paste, f: Facts) -> None:
             _conda(f, name, m.group(2), m.group(3), src)
         else:
             f.package(name, m.group(2), src)
+    for m in p.scan(_CONDA_PLAN, "::"):
+        if _INTERESTING.match(m.group(1)):
+            f.saw("conda install plan")
+            _conda(f, m.group(1), m.group(2), m.group(3), p.where("conda install plan", m.start()))
     for m in _SHOW.finditer(p.text):
         f.saw("pip show")
         f.package(m.group(1), m.group(2), p.where("pip show", m.start()))
@@ -77,6 +84,13 @@ def _conda(f: Facts, name: str, version: str, build: str | None, src: str) -> No
             f.fw("torch", "build", "cpu", src)
         if cudnn:
             f.fw("torch", "cudnn", cudnn.group(1), src)
+    elif key in ("jaxlib", "tensorflow", "tensorflow-base") and build:
+        # conda-forge's builds say what they are: "cuda120py311h…" or "cpu_py311h…"
+        fw = "jax" if key == "jaxlib" else "tensorflow"
+        if re.match(r"cuda\d", build):
+            f.fw(fw, "build", "cuda", src)
+        elif re.match(r"cpu_", build):
+            f.fw(fw, "build", "cpu", src)
     f.package("torch" if key == "pytorch" else name, version, src)
     if key in ("cudatoolkit", "cuda-cudart", "cuda-runtime"):
         f.runtime(version=version, path="(conda environment)", kind="conda", source=src)

@@ -77,6 +77,9 @@ class Paste:
     # For a rewrapped view (unwrapped()): the pasted line number each of its lines
     # starts at, so that sources cite the lines as pasted.
     _pasted_lines: list[int] | None = field(default=None, repr=False)
+    # For a rewrapped view: its line numbers that a continuation was joined to.
+    joined: set[int] = field(default_factory=set, repr=False)
+    _lines_with: dict[str, list[tuple[int, int]]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, data: bytes | str, label: str = "") -> Paste:
@@ -98,21 +101,28 @@ class Paste:
             return self
         out: list[str] = []
         pasted: list[int] = []
+        joined: set[int] = set()
         for number, line in enumerate(lines, 1):
             if out and len(out[-1]) >= _HARD_WRAP and _CUT_WORD.search(out[-1]) and _CUT_REST.match(line):
                 out[-1] += line  # a long line cut at a fixed width, mid-word or mid-number ("11." / "0 which")
+                joined.add(len(out))
             elif out and _CONTINUES.match(line):
                 out[-1] = out[-1].rstrip() + " " + line.strip()
+                joined.add(len(out))
             else:
                 out.append(line)
                 pasted.append(number)
         text = "\n".join(out)
         starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        return Paste(text, self.label, starts, self.claimed, pasted)
+        return Paste(text, self.label, starts, self.claimed, pasted, joined)
 
     def pasted_line(self, number: int) -> int:
         """The pasted line number of this text's line `number` (the same unless unwrapped)."""
         return self._pasted_lines[number - 1] if self._pasted_lines else number
+
+    def start_of(self, number: int) -> int:
+        """The offset where line `number` (1-based) starts."""
+        return self._starts[max(0, min(number, len(self._starts)) - 1)]
 
     def line(self, number: int) -> str:
         if number < 1 or number > len(self._starts):
@@ -150,7 +160,14 @@ class Paste:
 
     def lines_with(self, needle: str) -> list[tuple[int, int]]:
         """(start, end) of every line that contains `needle` (lower case),
-        found with str.find: a cheap filter before a costlier regex."""
+        found with str.find: a cheap filter before a costlier regex. Kept per
+        needle: the parsers ask for the same few words ("torch", "cuda") again."""
+        cached = self._lines_with.get(needle)
+        if cached is None:
+            cached = self._lines_with[needle] = self._find_lines(needle)
+        return cached
+
+    def _find_lines(self, needle: str) -> list[tuple[int, int]]:
         hay = self.lower
         starts, last = self._starts, len(self._starts)
         out: list[tuple[int, int]] = []

@@ -32,6 +32,7 @@ class FileReport:
     findings: tuple[Finding, ...]
     results: tuple[RuleResult, ...]
     notes: tuple[str, ...]
+    notices: tuple[tuple[str, int, str], ...] = ()  # notes with a place: (file, line, text)
 
 
 def kind_of(path: str, text: str) -> str:
@@ -50,24 +51,40 @@ def kind_of(path: str, text: str) -> str:
                          "poetry.lock, pixi.toml, pixi.lock, environment.yml, Dockerfile)")
 
 
-def read_source(path: str, platform: str = "linux-x86_64") -> Source:
+def read_text(path: str) -> str:
+    """A dependency file's text, within the size cap; LintInputError says why not."""
     try:
         size = os.path.getsize(path)
         if size > MAX_FILE_BYTES:
             raise LintInputError(f"{path}: {size} bytes, over the {MAX_FILE_BYTES} byte limit")
         with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+            return fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise LintInputError(f"cannot read {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise LintInputError(f"{path} is not UTF-8 text") from None
+
+
+def read_source(path: str, platform: str = "linux-x86_64") -> Source:
+    text = read_text(path)
     kind = kind_of(path, text)
-    readers = {"requirements": readers_pip.read_requirements, "pyproject": readers_toml.read_pyproject,
-               "uv.lock": readers_toml.read_uv_lock, "poetry.lock": readers_toml.read_poetry_lock,
-               "pixi.toml": readers_toml.read_pixi_toml, "conda": readers_text.read_environment_yml,
-               "dockerfile": readers_text.read_dockerfile}
+    if kind == "requirements":
+        return readers_pip.read_requirements(path, text, load=read_text)
+    if kind == "conda":
+        return readers_text.read_environment_yml(path, text, load=read_text)
     if kind == "pixi.lock":
         return readers_text.read_pixi_lock(path, text, _CONDA_PLATFORM.get(platform, "linux-64"))
+    if kind == "poetry.lock":
+        # Which of several locked builds of a package installs where is decided by the
+        # markers in pyproject.toml beside the lock (lock format 2.0 does not record them).
+        project = os.path.join(os.path.dirname(path), "pyproject.toml")
+        try:
+            project_text = read_text(project) if os.path.isfile(project) else None
+        except LintInputError:
+            project_text = None
+        return readers_toml.read_poetry_lock(path, text, project_text)
+    readers = {"pyproject": readers_toml.read_pyproject, "uv.lock": readers_toml.read_uv_lock,
+               "pixi.toml": readers_toml.read_pixi_toml, "dockerfile": readers_text.read_dockerfile}
     return readers[kind](path, text)
 
 
@@ -86,15 +103,20 @@ def host_from_target(target: Target) -> Snapshot:
     )
 
 
-def _location_line(f: Finding, lines: dict[str, int]) -> int | None:
-    for part in (f.subject or "").split(" × "):
-        part = part.strip()
+def _subject_of(f: Finding, lines: dict[str, int]) -> str | None:
+    """The name in a finding's subject ("GPU 0 × torch") that the file has a line for."""
+    parts = [p.strip() for p in (f.subject or "").split(" × ")]
+    for part in parts + list(reversed(parts)):
         if part in lines:
-            return lines[part]
-    for part in reversed((f.subject or "").split(" × ")):
-        if part.strip() in lines:
-            return lines[part.strip()]
-    return lines.get("torch") or lines.get("image")
+            return part
+    return "torch" if "torch" in lines else "image" if "image" in lines else None
+
+
+def _location(f: Finding, path: str, res) -> Location:
+    subject = _subject_of(f, res.lines)
+    if subject is None:
+        return Location(path, None)
+    return Location(res.files.get(subject, path), res.lines[subject])
 
 
 def lint_file(path: str, host: Snapshot, platform: str, matrices, debug: bool = False) -> FileReport:
@@ -105,6 +127,6 @@ def lint_file(path: str, host: Snapshot, platform: str, matrices, debug: bool = 
     findings = []
     for r in results:
         for f in r.findings:
-            findings.append(dataclasses.replace(f, location=Location(path, _location_line(f, res.lines))))
+            findings.append(dataclasses.replace(f, location=_location(f, path, res)))
     return FileReport(path, source.kind, tuple(res.builds), tuple(sort_findings(findings)), tuple(results),
-                      tuple(source.notes + res.notes))
+                      tuple(source.notes + res.notes), tuple(source.notices))

@@ -23,7 +23,8 @@ class Req:
     conda: bool = False  # a conda package (environment.yml, pixi [dependencies], pixi.lock conda:)
     build: str | None = None  # conda build string, "cuda126_py311h..."
     marker: str | None = None  # PEP 508 environment marker, "platform_machine == 'x86_64'"
-    wheels: tuple[str, ...] = ()  # a lockfile's wheel URLs for this package, every platform
+    wheels: tuple[str, ...] = ()  # a lockfile's wheel URLs (or file names) for this package, every platform
+    file: str | None = None  # the file it came from when not the one linted (a -r/-c include)
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,13 @@ class Source:
     images: list[ImageRef] = field(default_factory=list)
     python: str | None = None  # a Python the file pins ("3.11"), or its requires-python
     notes: list[str] = field(default_factory=list)
+    # Notes that point at a place (an include that cannot be read): (file, line, text).
+    notices: list[tuple[str, int, str]] = field(default_factory=list)
+    constraints: list[Req] = field(default_factory=list)  # from -c files: versions, not requirements
+
+    def notice(self, file: str, line: int, text: str) -> None:
+        self.notices.append((file, line, text))
+        self.notes.append(f"{file}:{line}: {text}")
 
     def find(self, *names: str) -> Req | None:
         for want in names:
@@ -58,6 +66,12 @@ def line_of(text: str, needle: str, default: int = 1) -> int:
     """1-based line of the first occurrence of `needle` in `text`."""
     at = text.find(needle)
     return text.count("\n", 0, at) + 1 if at >= 0 else default
+
+
+def package_line(text: str, name: str, version: str) -> int:
+    """Line of a lockfile's `name = "..."` followed by its `version = "..."` (uv, Poetry)."""
+    m = re.search(rf'^name = "{re.escape(name)}"\s*\nversion = "{re.escape(version)}"', text, re.M)
+    return text.count("\n", 0, m.start()) + 1 if m else line_of(text, f'name = "{name}"')
 
 
 WHEEL_NAME = re.compile(r"([A-Za-z0-9_.]+)-([^-/]+)-(?:\d[^-/]*-)?([^-/]+)-([^-/]+)-([^-/]+)\.whl$")

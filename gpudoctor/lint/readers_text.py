@@ -3,19 +3,24 @@ without a YAML library for the few shapes they take) and Dockerfiles."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 
 from gpudoctor.lint.model import ImageRef, Req, Source, normalize, wheel_req
-from gpudoctor.lint.readers_pip import add_args, parse_requirement
+from gpudoctor.lint.readers_pip import Includes, Loader, add_args, parse_requirement
 from gpudoctor.lint.readers_toml import _conda_spec
 
 _CONDA_ITEM = re.compile(r"^\s*-\s+['\"]?(?:(?P<channel>[\w.-]+)::)?(?P<name>[A-Za-z0-9_.-]+)"
                          r"\s*(?P<spec>[=<>!~][^=\s'\"#]*)?(?:=(?P<build>[^\s'\"#]+))?")
 
 
-def read_environment_yml(path: str, text: str) -> Source:
+def read_environment_yml(path: str, text: str, load: Loader | None = None) -> Source:
+    """`load` reads the files `- -r requirements.txt` names in the pip: section: conda hands
+    that section to pip as a temporary requirements file in the environment file's directory
+    (conda/conda conda/env/installers/pip.py), so includes are relative to it."""
     source = Source(path, "conda")
+    includes = Includes(load, path, (os.path.abspath(path),)) if load else None
     section, in_pip, pip_indent = None, False, 0
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.split(" #", 1)[0].rstrip()
@@ -31,7 +36,7 @@ def read_environment_yml(path: str, text: str) -> Source:
         if in_pip and indent > pip_indent:
             item = line.strip()[1:].strip().strip("'\"")
             if item.startswith("-"):
-                add_args(source, [(t, number) for t in shlex.split(item)])
+                add_args(source, [(t, number) for t in shlex.split(item)], includes=includes)
             else:
                 req = parse_requirement(item, number)
                 if req is not None:

@@ -8,7 +8,8 @@ import dataclasses
 import re
 import sys
 
-from gpudoctor.lint.model import LintInputError, Req, Source, line_of, normalize, wheel_req
+from gpudoctor.lint import readers_poetry
+from gpudoctor.lint.model import LintInputError, Req, Source, line_of, normalize, package_line, wheel_req
 from gpudoctor.lint.readers_pip import parse_requirement
 
 if sys.version_info >= (3, 11):
@@ -53,8 +54,8 @@ def read_pyproject(path: str, text: str) -> Source:
     for ix in uv.get("index") or []:
         if isinstance(ix, dict) and ix.get("url") and not ix.get("explicit"):
             source.indexes.append((ix["url"], line_of(text, ix["url"])))
-    _poetry(source, data, text)
-    source.python = project.get("requires-python")
+    readers_poetry.read_poetry_tables(source, data, text)
+    source.python = project.get("requires-python") or source.python
     return source
 
 
@@ -71,34 +72,6 @@ def _uv_index(bound, indexes: dict) -> str | None:
     return None
 
 
-def _poetry(source: Source, data: dict, text: str) -> None:
-    poetry = (data.get("tool") or {}).get("poetry") or {}
-    named = {s.get("name"): s.get("url") for s in poetry.get("source") or [] if isinstance(s, dict)}
-    for name, value in (poetry.get("dependencies") or {}).items():
-        if name == "python":
-            source.python = source.python or str(value)
-            continue
-        spec, index = (value, None) if isinstance(value, str) else (
-            (value.get("version", ""), named.get(value.get("source"))) if isinstance(value, dict) else ("", None))
-        source.reqs.append(Req(normalize(name), _poetry_spec(str(spec)), line_of(text, f"{name} ="), index=index))
-
-
-def _poetry_spec(spec: str) -> str:
-    """Poetry's ^/~ to PEP 440 (enough to choose a release): ^2.1 -> >=2.1,<3."""
-    spec = spec.strip()
-    if spec in ("", "*"):
-        return ""
-    if "+" in spec and spec[0] in "^~":
-        spec = spec.split("+", 1)[0]  # "^2.2.0+cu121": the source named beside it gives the variant
-    m = re.fullmatch(r"\^(\d+)(\.[\d.]+)?", spec)
-    if m:
-        return f">={m.group(1)}{m.group(2) or ''},<{int(m.group(1)) + 1}"
-    m = re.fullmatch(r"~(\d+)\.(\d+)(\.\d+)?", spec)
-    if m:
-        return f">={m.group(1)}.{m.group(2)}{m.group(3) or ''},<{m.group(1)}.{int(m.group(2)) + 1}"
-    return f"=={spec}" if re.fullmatch(r"\d[\w.+]*", spec) else spec
-
-
 def read_uv_lock(path: str, text: str) -> Source:
     data = _load(path, text)
     source = Source(path, "uv.lock")
@@ -111,7 +84,7 @@ def read_uv_lock(path: str, text: str) -> Source:
         name, version = normalize(pkg["name"]), str(pkg.get("version", ""))
         src = pkg.get("source") or {}
         index = src.get("registry") if isinstance(src, dict) else None
-        line = lines[i] if len(lines) == len(packages) else _package_line(text, pkg["name"], version)
+        line = lines[i] if len(lines) == len(packages) else package_line(text, pkg["name"], version)
         wheels = [w.get("url") for w in pkg.get("wheels") or [] if isinstance(w, dict) and w.get("url")]
         url = src.get("url") if isinstance(src, dict) and str(src.get("url", "")).endswith(".whl") else None
         source.reqs.append(Req(name, f"=={version}" if version else "", line, url=url, index=index,
@@ -120,23 +93,16 @@ def read_uv_lock(path: str, text: str) -> Source:
     return source
 
 
-def _package_line(text: str, name: str, version: str) -> int:
-    m = re.search(rf'^name = "{re.escape(name)}"\s*\nversion = "{re.escape(version)}"', text, re.M)
-    return text.count("\n", 0, m.start()) + 1 if m else line_of(text, f'name = "{name}"')
-
-
-def read_poetry_lock(path: str, text: str) -> Source:
-    data = _load(path, text)
-    source = Source(path, "poetry.lock")
-    for pkg in data.get("package") or []:
-        if not isinstance(pkg, dict) or "name" not in pkg:
-            continue
-        src = pkg.get("source") or {}
-        index = src.get("url") if isinstance(src, dict) and src.get("type") in ("legacy", "explicit") else None
-        version = str(pkg.get("version", ""))
-        source.reqs.append(Req(normalize(pkg["name"]), f"=={version}" if version else "",
-                               _package_line(text, pkg["name"], version), index=index))
-    return source
+def read_poetry_lock(path: str, text: str, project_text: str | None = None) -> Source:
+    """poetry.lock; `project_text` is the pyproject.toml beside it (its markers place
+    packages the lock holds twice)."""
+    project = None
+    if project_text is not None:
+        try:
+            project = tomllib.loads(project_text)
+        except tomllib.TOMLDecodeError:
+            project = None
+    return readers_poetry.read_lock(path, _load(path, text), text, project)
 
 
 def read_pixi_toml(path: str, text: str) -> Source:

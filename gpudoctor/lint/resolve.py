@@ -34,6 +34,7 @@ class Resolved:
     how: str  # how it was decided
     line: int | None
     source: str = ""  # the matrix row behind it
+    file: str | None = None  # the file that line is in, when not the one linted (an include)
 
 
 @dataclass
@@ -41,6 +42,7 @@ class Resolution:
     snapshot: Snapshot
     builds: list[Resolved] = field(default_factory=list)
     lines: dict[str, int] = field(default_factory=dict)  # subject name -> line
+    files: dict[str, str] = field(default_factory=dict)  # subject name -> file, when an include
     notes: list[str] = field(default_factory=list)
 
 
@@ -49,48 +51,53 @@ def _exact(spec: str) -> str | None:
     return m.group(1) if m and "*" not in m.group(1) else None
 
 
-def _pick_release(m, spec: str, python: tuple[int, int] | None) -> str | None:
-    """The newest torch release in the data that `spec` admits (and the Python supports)."""
+def _pick_release(m, spec: str, python: tuple[int, int] | None, variant: str | None = None,
+                  platform: str = "linux-x86_64") -> str | None:
+    """The newest torch release in the data that `spec` admits (and the Python supports).
+    With an index's variant, the newest that index has a build of (cu121 stops at 2.5):
+    the resolver only sees what the index serves. Without build rows for it, any release."""
     try:
         wanted = SpecifierSet(spec)
     except InvalidSpecifier:
         return None
-    best = None
-    for rel in m.torch_releases:
-        if not wanted.contains(Version(rel.version), prereleases=True):
-            continue
-        if python and not (python_version(rel.python_min) <= python <= python_version(rel.python_max)):
-            continue
-        if best is None or Version(rel.version) > Version(best):
-            best = rel.version
-    return best
+    admitted = [rel.version for rel in m.torch_releases
+                if wanted.contains(Version(rel.version), prereleases=True)
+                and not (python and not (python_version(rel.python_min) <= python <= python_version(rel.python_max)))]
+    served = [v for v in admitted if variant and m.torch_build(v, variant, platform, pypi=False)]
+    pool = served or admitted
+    return max(pool, key=Version) if pool else None
 
 
-def _variant_of_index(url: str | None) -> str | None:
+def variant_of_index(url: str | None) -> str | None:
     m = _INDEX_VARIANT.search(url or "")
     return m.group(1) if m else None
 
 
+def _where(src: Source, req: Req) -> str:
+    return f"{req.file or src.path}:{req.line}"
+
+
 def _torch_pip(src: Source, req: Req, m, platform: str, python) -> tuple[Framework | None, Resolved]:
     exact = _exact(req.spec)
-    version = exact.split("+", 1)[0] if exact else _pick_release(m, req.spec, python)
-    where = f"{src.path}:{req.line}"
+    index = req.index or next((u for u, _ in src.indexes if variant_of_index(u)), None)
+    version = exact.split("+", 1)[0] if exact else _pick_release(m, req.spec, python, variant_of_index(index),
+                                                                  platform)
+    where = _where(src, req)
     if version is None:
         return None, Resolved("torch", None, "unknown", f"no torch release in gpudoctor's data matches "
-                                                        f"'{req.spec or '*'}'", req.line)
+                                                        f"'{req.spec or '*'}'", req.line, file=req.file)
     local = exact.split("+", 1)[1] if exact and "+" in exact else None
-    index = req.index or next((u for u, _ in src.indexes if _variant_of_index(u)), None)
     if local:
         variant, how = local, f"local version +{local}"
-    elif _variant_of_index(index):
-        variant, how = _variant_of_index(index), f"index {index}"
+    elif variant_of_index(index):
+        variant, how = variant_of_index(index), f"index {index}"
     else:
         row = m.torch_pypi_build(version, platform)
         variant, how = (row.variant if row else None), f"the PyPI default for {platform}"
     how = f"{'pinned ' + version if exact else 'newest release matching ' + repr(req.spec or '*')}, {how}"
     if variant is None:
-        return None, Resolved("torch", version, "unknown", how + ": no PyPI wheel data", req.line)
-    row = m.torch_build(version, variant, platform, pypi=None if local or _variant_of_index(index) is None else False)
+        return None, Resolved("torch", version, "unknown", how + ": no PyPI wheel data", req.line, file=req.file)
+    row = m.torch_build(version, variant, platform, pypi=None if local or variant_of_index(index) is None else False)
     label = version if (row and row.pypi_default and not local) else f"{version}+{variant}"
     kind = "cpu" if variant == "cpu" else "rocm" if variant.startswith("rocm") else "xpu" if variant == "xpu" else "cuda"
     src_text = f"{where} ({how})"
@@ -99,18 +106,19 @@ def _torch_pip(src: Source, req: Req, m, platform: str, python) -> tuple[Framewo
         fw = Framework("torch", version=Fact(label, src_text), build=Fact(kind, src_text),
                        cuda=Fact(cuda, src_text if cuda else ""),
                        arch_list=Fact(None, "", (f"no torch {version} {variant} build for {platform} in the data",)))
-        return fw, Resolved("torch", version, variant, how + " (build not in gpudoctor's data)", req.line)
+        return fw, Resolved("torch", version, variant, how + " (build not in gpudoctor's data)", req.line,
+                            file=req.file)
     wheel = target_wheel(req, platform)
     tags = wheel_platform_tags(wheel) if wheel else ()
     fw = Framework("torch", version=Fact(label, src_text), build=Fact(kind, src_text),
                    wheel_platform=Fact(tags[-1], f"{where} wheel {wheel.rsplit('/', 1)[-1]}") if tags else Fact(),
                    cuda=Fact(row.cuda, row.source if row.cuda else ""), cudnn=Fact(row.cudnn, row.source),
                    nccl=Fact(row.nccl, row.source), arch_list=Fact(tuple(row.arch_list) or None, row.source))
-    return fw, Resolved("torch", version, variant, how, req.line, row.source)
+    return fw, Resolved("torch", version, variant, how, req.line, row.source, file=req.file)
 
 
 def _torch_conda(src: Source, req: Req) -> tuple[Framework, Resolved]:
-    where = f"{src.path}:{req.line}"
+    where = _where(src, req)
     version = (_exact(req.spec) or "").rstrip(".*") or None
     cuda = None
     cuda_req = src.find("pytorch-cuda", "cuda-version", "cudatoolkit", "cuda-toolkit")
@@ -150,6 +158,8 @@ def _image(src: Source, m, platform: str, python, res: Resolution) -> Framework 
     ref = src.images[-1]
     where = f"{src.path}:{ref.line} FROM {ref.ref}"
     res.lines["image"] = ref.line
+    res.snapshot = dataclasses.replace(res.snapshot, system=dataclasses.replace(
+        res.snapshot.system, image=Fact(ref.ref, where)))
     if (hit := _NVIDIA_CUDA.match(ref.ref)):
         res.snapshot = dataclasses.replace(res.snapshot, system=dataclasses.replace(
             res.snapshot.system, image_require_cuda=Fact(hit.group(1), f"{where} (NVIDIA_REQUIRE_CUDA cuda>={hit.group(1)})")))
@@ -165,19 +175,37 @@ def _image(src: Source, m, platform: str, python, res: Resolution) -> Framework 
         if row is None:
             res.notes.append(f"line {ref.line}: {ref.ref}: this NGC tag is not in gpudoctor's data")
             return None
-        fw = Framework("torch", version=Fact(row.framework_version, row.source) if row.framework_version else
-                       Fact(None, "", ("NGC release notes row has no framework version",)),
-                       build=Fact("cuda", row.source), cuda=Fact(row.cuda, row.source),
-                       arch_list=Fact(None, "", ("NGC images: arch list not in gpudoctor's data",)))
-        res.builds.append(Resolved("torch", row.framework_version, f"CUDA {row.cuda} (NGC {row.tag})",
-                                   f"image {ref.ref}", ref.line, row.source))
-        return fw
+        return _ngc(row, ref, where, res)
     res.notes.append(f"line {ref.line}: base image {ref.ref} carries no framework gpudoctor knows")
     return None
 
 
+def _ngc(row, ref, where: str, res: Resolution) -> Framework:
+    """An NGC framework image: the torch inside it, and what its release notes require of
+    the host (driver floor with its data-center branches, SM floor) as image facts."""
+    why = f"{where} ({row.source})"
+    system = res.snapshot.system
+    system = dataclasses.replace(
+        system,
+        image_driver_floor=Fact(row.min_driver_linux, why) if row.min_driver_linux else system.image_driver_floor,
+        image_datacenter_drivers=(Fact(tuple(row.datacenter_drivers), why) if row.datacenter_drivers
+                                  else system.image_datacenter_drivers),
+        image_min_sm=Fact(row.min_sm, why) if row.min_sm else system.image_min_sm,
+        python=(Fact(row.python, why) if row.python and not system.python.known else system.python))
+    res.snapshot = dataclasses.replace(res.snapshot, system=system)
+    fw = Framework("torch", version=Fact(row.framework_version, row.source) if row.framework_version else
+                   Fact(None, "", ("NGC release notes row has no framework version",)),
+                   location=ref.ref,  # inside the image: its release notes, not the CUDA alone, set its floor
+                   build=Fact("cuda", row.source), cuda=Fact(row.cuda, row.source),
+                   cudnn=Fact(row.cudnn, row.source) if row.cudnn else Fact(),
+                   arch_list=Fact(None, "", ("NGC images: the arch list is not in the release notes",)))
+    res.builds.append(Resolved("torch", row.framework_version, f"CUDA {row.cuda} (NGC {row.tag})",
+                               f"image {ref.ref}", ref.line, row.source))
+    return fw
+
+
 def _companion(src: Source, req: Req, torch: Framework | None, m) -> Companion:
-    where = f"{src.path}:{req.line}"
+    where = _where(src, req)
     exact = _exact(req.spec)
     version = Fact(exact, where) if exact else Fact(None, "", (f"{where}: not pinned; the resolver pairs it",))
     fields: dict = {}
@@ -192,8 +220,8 @@ def _companion(src: Source, req: Req, torch: Framework | None, m) -> Companion:
             fields["requires_framework"] = Fact(spec, paired[0].source)
         elif (row := q.pin(m, req.name, public)) is not None:
             fields["requires_framework"] = Fact(row.requires, row.source)
-        local = exact.split("+", 1)[1] if "+" in exact else _variant_of_index(
-            req.index or next((u for u, _ in src.indexes if _variant_of_index(u)), None))
+        local = exact.split("+", 1)[1] if "+" in exact else variant_of_index(
+            req.index or next((u for u, _ in src.indexes if variant_of_index(u)), None))
         if local:
             fields["build_tag"] = Fact(local, where)
     if req.name in ("triton", "pytorch-triton") and torch is not None and torch.version.known:
@@ -203,7 +231,7 @@ def _companion(src: Source, req: Req, torch: Framework | None, m) -> Companion:
     return Companion(req.name, COMPANIONS[req.name], version=version, **fields)
 
 
-def _gpu_libraries(src: Source) -> list[tuple[Framework, int]]:
+def _gpu_libraries(src: Source) -> list[tuple[Framework, Req]]:
     """RAPIDS (cudf-cu12...) and CuPy (cupy-cuda12x) requirements, with their lines."""
     out = []
     for req in src.reqs:
@@ -215,11 +243,11 @@ def _gpu_libraries(src: Source) -> list[tuple[Framework, int]]:
             continue
         spec = req.spec.replace(".*", ".0")
         version = _exact(spec)
-        where = f"{src.path}:{req.line}"
+        where = _where(src, req)
         out.append((Framework(name, version=Fact(version, where) if version else Fact(None, "", (f"{where}: unpinned",)),
                              build=Fact("cuda", where),
                              cuda=Fact(f"{major}.x", f"{where} ({req.name})") if major else Fact(None, "", ())),
-                    req.line))
+                    req))
     return out
 
 
@@ -269,40 +297,71 @@ def target_wheel(req: Req, platform: str) -> str | None:
     return None
 
 
+def _place(res: Resolution, subject: str, req: Req) -> None:
+    res.lines[subject] = req.line
+    if req.file:
+        res.files[subject] = req.file
+
+
+def _constrained(req: Req, con: Req, src: Source, res: Resolution) -> Req:
+    """A requirement narrowed by a constraints-file line (pip: both must hold). A pin
+    there decides the version, so findings about it point at the constraint."""
+    if _exact(req.spec) or not con.spec and not con.url:
+        return req
+    res.notes.append(f"{req.name}: version from the constraint at {_where(src, con)} ({con.spec or con.url})")
+    if _exact(con.spec) or con.url:
+        return dataclasses.replace(req, spec=con.spec, url=con.url or req.url, line=con.line, file=con.file,
+                                   index=req.index or con.index)
+    return dataclasses.replace(req, spec=",".join(p for p in (req.spec, con.spec) if p))
+
+
 def resolve(src: Source, host: Snapshot, m, platform: str) -> Resolution:
     py = python_version(host.system.python.value) if host.system.python.known else None
     env = _marker_env(platform, py)
     # One requirement per name: the first that applies to the target (markers, wheel platform).
     chosen: dict[str, Req] = {}
+    no_wheel: dict[str, Req] = {}
     for req in src.reqs:
-        if req.name not in chosen and applies(req, env) and _platform_wheel(req, platform):
-            chosen[req.name] = req
-    src = dataclasses.replace(src, reqs=list(chosen.values()))
+        if req.name not in chosen and applies(req, env):
+            if _platform_wheel(req, platform):
+                chosen[req.name] = req
+            else:
+                no_wheel.setdefault(req.name, req)
     res = Resolution(host)
+    for name in ("torch", "pytorch"):
+        if name in no_wheel and name not in chosen:
+            res.notes.append(f"{_where(src, no_wheel[name])}: {name} {no_wheel[name].spec.lstrip('=')} has no wheel "
+                             f"for {platform} in this file: installing it there fails")
+    for con in src.constraints:
+        if con.name in chosen and applies(con, env):
+            chosen[con.name] = _constrained(chosen[con.name], con, src, res)
+    src = dataclasses.replace(src, reqs=list(chosen.values()))
     torch = _image(src, m, platform, py, res)
     pip_req = src.find("torch")
     conda_req = next((r for r in src.reqs if r.conda and r.name in ("pytorch", "pytorch-gpu", "pytorch-cpu")), None)
     if pip_req is not None and not pip_req.conda:
         torch, resolved = _torch_pip(src, pip_req, m, platform, py)
         res.builds.append(resolved)
-        res.lines["torch"] = pip_req.line
+        _place(res, "torch", pip_req)
     elif conda_req is not None:
         torch, resolved = _torch_conda(src, conda_req)
         res.builds.append(resolved)
-        res.lines["torch"] = conda_req.line
+        _place(res, "torch", conda_req)
     elif torch is not None:
         res.lines["torch"] = res.lines.get("image", 1)
     frameworks = [torch] if torch else []
-    for fw, line in _gpu_libraries(src):
+    for fw, req in _gpu_libraries(src):
         frameworks.append(fw)
-        res.lines.setdefault(fw.name, line)
+        if fw.name not in res.lines:
+            _place(res, fw.name, req)
         res.builds.append(Resolved(fw.name, fw.version.value, f"CUDA {fw.cuda.value}",
-                                   "pinned" if fw.version.known else "unpinned (not judged)", line))
+                                   "pinned" if fw.version.known else "unpinned (not judged)", req.line,
+                                   file=req.file))
     companions = []
     for req in src.reqs:
         if req.name in COMPANIONS and not req.conda:
             companions.append(_companion(src, req, torch, m))
-            res.lines[req.name] = req.line
+            _place(res, req.name, req)
     res.snapshot = dataclasses.replace(res.snapshot, frameworks=tuple(frameworks), companions=tuple(companions),
                                        cuda_runtimes=None, cudnn=None, nccl=None)
     if src.python and not host.system.python.known and re.fullmatch(r"3\.\d+(\.\d+)?", src.python.strip()):

@@ -88,7 +88,7 @@ class Matrices(FrameworkQueries):
     def minor_compat(self) -> tuple[r.MinorCompat, ...]:
         return self.table("cuda", "minor_compat")
 
-    def toolkit_min_driver(self, cuda: str | CudaVersion, os_name: str = "linux") -> str | None:
+    def toolkit_min_driver(self, cuda: str | CudaVersion | None, os_name: str = "linux") -> str | None:
         """Driver bundled with the first (GA) release of that CUDA major.minor."""
         cv = cuda if isinstance(cuda, CudaVersion) else cuda_version(cuda)
         if cv is None:
@@ -104,7 +104,7 @@ class Matrices(FrameworkQueries):
                 return row.min_driver_linux if os_name == "linux" else row.min_driver_windows
         return None
 
-    def driver_max_cuda(self, driver: str, os_name: str = "linux") -> CudaVersion | None:
+    def driver_max_cuda(self, driver: str | None, os_name: str = "linux") -> CudaVersion | None:
         """Newest CUDA major.minor whose toolkit driver is <= `driver`: what
         cuDriverGetVersion would report, derived when libcuda cannot be asked."""
         best: CudaVersion | None = None
@@ -115,7 +115,7 @@ class Matrices(FrameworkQueries):
                 best = cv
         return best
 
-    def arch_support(self, cuda: str | CudaVersion) -> tuple[str, ...]:
+    def arch_support(self, cuda: str | CudaVersion | None) -> tuple[str, ...]:
         """Real SASS targets nvcc of that toolkit can compile for."""
         cv = cuda if isinstance(cuda, CudaVersion) else cuda_version(cuda)
         if cv is None:

@@ -9,7 +9,7 @@ import re
 from packaging.version import InvalidVersion, Version
 
 from gpudoctor.matrices import records as r
-from gpudoctor.versions import compute_capability
+from gpudoctor.versions import compute_capability, driver_at_least
 
 # Dist names that mean one RAPIDS library (pip: cudf-cu12; conda: cudf).
 RAPIDS_DIST = re.compile(r"^(cudf|cuml|cugraph)(?:-cu(\d+))?$")
@@ -95,6 +95,34 @@ def image(m, repository: str, tag: str) -> r.Image | None:
         if row.repository == repository and row.tag == tag:
             return row
     return None
+
+
+def image_driver_ok(row: r.Image, driver: str, datacenter: bool) -> bool | None:
+    """Whether a driver release meets a tag's release notes: their floor, or on a data-center
+    GPU the oldest release of its own branch they list. None: the notes state no floor."""
+    if not row.min_driver_linux:
+        return None
+    if driver_at_least(driver, row.min_driver_linux):
+        return True
+    branch = driver.split(".", 1)[0]
+    return datacenter and any(a.split(".", 1)[0] == branch and driver_at_least(driver, a)
+                              for a in row.datacenter_drivers)
+
+
+def image_tags_for(m, repository: str, *, driver: str | None = None, datacenter: bool = False,
+                   sm: str | None = None) -> list[r.Image]:
+    """Tags of `repository` whose release notes' floors a host meets (a driver release, a
+    compute capability), newest first; only rows that state the floor count."""
+    out = []
+    for row in m.table("companions", "image"):
+        if row.repository != repository:
+            continue
+        if driver is not None and not image_driver_ok(row, driver, datacenter):
+            continue
+        if sm is not None and not (row.min_sm and sm_at_least(sm, row.min_sm)):
+            continue
+        out.append(row)
+    return sorted(out, key=lambda row: tuple(int(p) for p in row.tag.split(".")), reverse=True)
 
 
 def sm_at_least(cc_text: str | None, floor: str) -> bool | None:

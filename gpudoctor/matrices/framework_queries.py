@@ -9,6 +9,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from gpudoctor.compat import kernel_for
 from gpudoctor.matrices import records as r
 from gpudoctor.versions import parse_numeric
 
@@ -90,6 +91,21 @@ class FrameworkQueries:
 
     def newest_torch(self) -> str | None:
         return self.newest_known("torch")
+
+    def current_torch_cuda_builds(self, series_count: int = 3) -> list[r.TorchBuild]:
+        """The CUDA builds (with an arch list) of the newest `series_count` torch
+        series: what people install now. Their CUDA sets which architectures any
+        current framework build can carry."""
+        series = sorted({b.series for b in self.torch_builds}, key=lambda v: parse_numeric(v) or ())
+        current = set(series[-series_count:])
+        return [b for b in self.torch_builds if b.series in current and b.variant.startswith("cu") and b.arch_list]
+
+    def newest_torch_build_running(self, cc: Any, platform: str = "linux-x86_64") -> r.TorchBuild | None:
+        """The newest torch CUDA build on `platform` with kernels (SASS or PTX) for `cc`."""
+        runs = [b for b in self.torch_builds if b.platform == platform and b.variant.startswith("cu")
+                and b.arch_list and kernel_for(cc, b.arch_list).runs]
+        return max(runs, key=lambda b: (parse_numeric(b.series) or (), parse_numeric(b.variant[2:]) or ()),
+                   default=None)
 
     # --- TensorFlow ----------------------------------------------------------------------
     @property

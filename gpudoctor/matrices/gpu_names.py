@@ -18,7 +18,17 @@ from dataclasses import dataclass
 from gpudoctor.matrices import records as r
 
 CLOSE_SPELLING = 3  # rank of a difflib-only match: a suggestion, never an answer
-MOBILE = {"laptop", "mobile"}
+MOBILE = {"laptop", "mobile", "m"}  # "m": the suffix of "GTX 980M" / "780M", split off by normalise()
+# Words that make another model of the same number ("RTX 3070" is not the 3070 Ti, "4090" not
+# the 4090 D, the Ada "RTX 3050 A" not the Ampere 3050), unlike memory or form-factor words
+# ("a100" stands for every A100).
+VARIANT = {"ti", "super", "d", "a"}
+# "Max-Q" (split off as "max q") is a configuration of its own, clocked below the part of the same
+# number: a Max-Q name takes only a Max-Q row, and a Max-Q row answers only a Max-Q name.
+MAX_Q = "q"
+# NVIDIA's driver names the Turing laptop part "Quadro T1000" and the desktop card "NVIDIA T1000":
+# a name that says Quadro never takes a row that does not.
+QUADRO = "quadro"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -54,13 +64,16 @@ def rank(gpus: Sequence[r.GpuModel], words_of_rows: Sequence[tuple[int, list[str
     """(score, row) for every row a name may mean, best first. Scores: 0 exact,
     1 every word of the name in the row ("a100" -> all A100s), 2 every word of
     the row in the name (a MIG device string), CLOSE_SPELLING a suggestion.
-    A laptop part never matches its desktop namesake except as a suggestion."""
+    A laptop part never matches its desktop namesake, nor a Ti, SUPER or D card its plain
+    namesake (or the other way round), nor a Max-Q part the full-power one, except as a suggestion."""
     query = normalise(name).split()
     if not query:
         return []
     scores: dict[int, tuple[int, int]] = {}
     for i, words in words_of_rows:
-        if MOBILE.intersection(query) - MOBILE.intersection(words):
+        if MOBILE.intersection(query) - MOBILE.intersection(words) or VARIANT.intersection(query) != VARIANT.intersection(words):
+            continue
+        if (MAX_Q in query) != (MAX_Q in words) or (QUADRO in query and QUADRO not in words):
             continue
         if words == query:
             score = (0, 0)

@@ -54,9 +54,10 @@ def make_plan(spec: ModelSpec, job: Job, targets: list[Target], matrices: Matric
               here: dict | None = None, suggest: bool = True, sort: str = "cost", edge: bool = False,
               today: date | None = None) -> Plan:
     """`suggest=False` when the memory did not come from the formulas the suggestions use;
-    `edge`: keep embedded boards (Jetson) among the candidates (named GPUs always stay)."""
+    `edge`: keep embedded boards (Jetson) and laptop GPUs among the candidates (named GPUs
+    always stay): neither is rented, and a laptop's speed depends on its maker's power limit."""
     if not edge:
-        targets = [t for t in targets if t.model.segment != "embedded"]
+        targets = [t for t in targets if t.model.segment not in ("embedded", "laptop")]
     mem = memory if memory is not None else estimate(spec, job)
     options: list[Suggestion] = []
     if suggest and any(mem.peak > t.capacity for t in targets):

@@ -14,8 +14,9 @@ import posixpath
 import sys
 import threading
 
+from gpudoctor.child import kill_running_commands
 from gpudoctor.frozen import frozen
-from gpudoctor.host import Host, RealHost, kill_running_commands
+from gpudoctor.host import Host, RealHost
 from gpudoctor.scripts import script_path
 
 TARGET_TIMEOUT_S = 10.0

@@ -1,5 +1,5 @@
 """The CI and scheduler formats, one entry point for every command:
-`--format github|junit|prometheus|oneline` over a RunView."""
+`--format github|junit|prometheus|oneline` (render.emit.CI_FORMATS) over a RunView."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ import os
 from collections.abc import Mapping
 
 from gpudoctor.render.outcomes import RunView
-
-CI_FORMATS = ("github", "junit", "prometheus", "oneline")
 
 
 def render(fmt: str, view: RunView, env: Mapping[str, str] | None = None) -> str:

@@ -1,5 +1,6 @@
-"""Display of `explain "ERROR TEXT"`: the catalogue entries a message matched,
-and what this machine's snapshot says about them."""
+"""Display of `explain GDnnn` (the code's documentation) and of `explain "ERROR
+TEXT"`: the catalogue entries a message matched, and what this machine's
+snapshot says about them."""
 
 from __future__ import annotations
 
@@ -11,12 +12,26 @@ from rich.markup import escape
 from gpudoctor.diagnose.catalog import ErrorEntry
 from gpudoctor.findings import Finding
 from gpudoctor.render.json import finding_data
-from gpudoctor.rules.registry import RULES, all_rules
+from gpudoctor.rules.registry import RULES
 from gpudoctor.snapshot import Snapshot
 
 
+def code_data(rule, doc: str) -> dict:
+    from gpudoctor.ruledocs import sections
+
+    return {"code": rule.code, "name": rule.name, "category": rule.category, "severity": rule.severity.value,
+            "summary": rule.summary, "status": rule.status, "since": rule.since, "sections": sections(doc)}
+
+
+def render_code(console: Console, rule, doc: str) -> None:
+    from rich.markdown import Markdown
+
+    console.print(f"[bold]{rule.code}[/] {rule.name} · {rule.severity.value} · category {rule.category} · "
+                  f"{rule.status} since {rule.since}")
+    console.print(Markdown(doc))
+
+
 def entry_data(e: ErrorEntry, line: str) -> dict:
-    all_rules()
     category = e.category or (RULES[e.code].category if e.code in RULES else None)
     return {"id": e.id, "title": e.title, "matched": line, "code": e.code, "category": category,
             "causes": list(e.causes), "confirm": list(e.confirm), "fix": e.fix, "steps": list(e.steps),
@@ -53,7 +68,6 @@ PYTHON_EXPRESSION = re.compile(r"[A-Za-z_]\w*(\.\w+)+\(")  # torch.cuda.memory_s
 
 
 def render_text(console: Console, matches, machine: tuple[Snapshot, list[Finding]] | None) -> None:
-    all_rules()
     for i, m in enumerate(matches):
         e: ErrorEntry = m.entry
         if i:

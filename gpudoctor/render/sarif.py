@@ -14,9 +14,8 @@ _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def sarif_log(findings: list[Finding]) -> dict[str, Any]:
-    from gpudoctor.rules.registry import RULES, all_rules
+    from gpudoctor.rules.registry import RULES
 
-    all_rules()
     codes = sorted({f.code for f in findings})
     rules = []
     for code in codes:

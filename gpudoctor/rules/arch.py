@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from gpudoctor.compat import KernelKind, kernel_for, parse_arch_list
-from gpudoctor.findings import Fix, Severity
+from gpudoctor.findings import Evidence, Fix, Severity
+from gpudoctor.matrices import Matrices
 from gpudoctor.rules.common import (
     cuda_frameworks,
     ev,
@@ -14,15 +17,16 @@ from gpudoctor.rules.common import (
     gpu_label,
     need_gpus,
 )
+from gpudoctor.matrices import companion_queries as q
 from gpudoctor.rules.fixes import reinstall_fix
-from gpudoctor.rules.registry import rule
+from gpudoctor.rules.rule import Findings, Rule, rule
 from gpudoctor.snapshot import Framework, Gpu, Snapshot
 from gpudoctor.versions import compute_capability
 
 FAMILY = "arch"
 
 
-def _missing(s: Snapshot, m=None):
+def _missing(s: Snapshot, m: Matrices | None = None) -> Iterator[tuple[Gpu, Framework, str]]:
     """(gpu, framework, reason) for every GPU a CUDA build has no kernel for.
     reason: 'too-new' | 'dropped' | 'gap'. Without the build's arch list, the
     CUDA it was built with still bounds it from below: no build can hold code
@@ -50,7 +54,7 @@ def _missing(s: Snapshot, m=None):
             yield g, fw, reason
 
 
-def _evidence(g: Gpu, fw: Framework):
+def _evidence(g: Gpu, fw: Framework) -> list[Evidence]:
     return [gpu_evidence(g), ev(f"{fw.name}.arch_list", fw.arch_list), ev(f"{fw.name}.version", fw.version)]
 
 
@@ -59,22 +63,22 @@ def _title(g: Gpu, fw: Framework) -> str:
 
 
 @rule("GD301", "arch-not-in-build", "arch-not-in-build", Severity.ERROR,
-      "A GPU's architecture is not in a build's arch list (no SASS of its major, no PTX to JIT).", FAMILY)
-def not_in_build(s: Snapshot, m):
+      "A GPU's architecture is not in a build's arch list (no SASS of its major, no PTX to JIT).", FAMILY, since="0.1.0")
+def not_in_build(s: Snapshot, m: Matrices) -> Findings:
     for g, fw, reason in _missing(s):
         if reason == "gap":
-            yield not_in_build.rule.finding(
+            yield not_in_build.finding(
                 _title(g, fw) + ": 'no kernel image is available for execution on the device'",
                 subject=f"GPU {g.index} × {fw.name}", evidence=_evidence(g, fw),
-                fix=reinstall_fix(s, m, fw, f"This build skips sm_{g.compute_capability.replace('.', '')} "
+                fix=reinstall_fix(s, m, fw, f"This build skips sm_{(g.compute_capability or '').replace('.', '')} "
                                             "(same-major SASS runs only on equal or newer minors, PTX only "
                                             "forward)."),
             )
 
 
 @rule("GD302", "arch-too-new-for-build", "arch-too-new-for-cuda", Severity.ERROR,
-      "A GPU is newer than every architecture in a build (e.g. RTX 50xx with a cu126 build).", FAMILY)
-def too_new(s: Snapshot, m):
+      "A GPU is newer than every architecture in a build (e.g. RTX 50xx with a cu126 build).", FAMILY, since="0.1.0")
+def too_new(s: Snapshot, m: Matrices) -> Findings:
     for g, fw, reason in _missing(s):
         if reason != "too-new":
             continue
@@ -84,7 +88,7 @@ def too_new(s: Snapshot, m):
         why = (f"CUDA {fw.cuda.value} cannot even compile for sm_{cc.major}{cc.minor}; a build with a newer CUDA "
                "is needed." if can and cc.sm not in can and all(c < cc for c in map(compute_capability, can) if c)
                else "The build has neither SASS of this major nor PTX that could be JIT-compiled.")
-        yield too_new.rule.finding(
+        yield too_new.finding(
             _title(g, fw) + " (GPU newer than the build)", subject=f"GPU {g.index} × {fw.name}",
             evidence=_evidence(g, fw) + [ev(f"{fw.name}.cuda", fw.cuda)],
             fix=reinstall_fix(s, m, fw, why),
@@ -93,12 +97,12 @@ def too_new(s: Snapshot, m):
 
 @rule("GD303", "arch-dropped-from-build", "arch-dropped", Severity.ERROR,
       "A GPU is older than every architecture in a build: its support was dropped (e.g. Pascal in cu128).",
-      FAMILY)
-def dropped(s: Snapshot, m):
+      FAMILY, since="0.1.0")
+def dropped(s: Snapshot, m: Matrices) -> Findings:
     for g, fw, reason in _missing(s, m):
         if reason != "dropped":
             continue
-        yield dropped.rule.finding(
+        yield dropped.finding(
             _title(g, fw) + " (support for this architecture was dropped)", subject=f"GPU {g.index} × {fw.name}",
             evidence=_evidence(g, fw) + [ev(f"{fw.name}.cuda", fw.cuda)],
             fix=reinstall_fix(s, m, fw, "Builds for an older CUDA still carry kernels for this GPU."),
@@ -106,8 +110,8 @@ def dropped(s: Snapshot, m):
 
 
 @rule("GD304", "ptx-jit-only", "performance", Severity.INFO,
-      "A GPU runs a build only through PTX JIT: slow first start, possibly slower kernels.", FAMILY)
-def ptx_only(s: Snapshot, m):
+      "A GPU runs a build only through PTX JIT: slow first start, possibly slower kernels.", FAMILY, since="0.1.0")
+def ptx_only(s: Snapshot, m: Matrices) -> Findings:
     gpus = need_gpus(s)
     for fw in cuda_frameworks(s):
         if not fw.arch_list.known:
@@ -117,7 +121,7 @@ def ptx_only(s: Snapshot, m):
             km = kernel_for(cc, fw.arch_list.value) if cc else None
             if km is None or km.kind is not KernelKind.PTX_JIT:
                 continue
-            yield ptx_only.rule.finding(
+            yield ptx_only.finding(
                 f"{gpu_label(g)} has no SASS in {fw_label(fw)}: the driver JIT-compiles {km.entry} PTX",
                 subject=f"GPU {g.index} × {fw.name}", evidence=_evidence(g, fw),
                 fix=Fix("It works, but the first run JIT-compiles every kernel (minutes; cached in "
@@ -128,8 +132,8 @@ def ptx_only(s: Snapshot, m):
 
 
 @rule("GD305", "toolkit-cannot-target-gpu", "arch-dropped", Severity.WARNING,
-      "The CUDA toolkit on this machine cannot compile for an older GPU (e.g. CUDA 13 and Pascal).", FAMILY)
-def toolkit_cannot_target(s: Snapshot, m):
+      "The CUDA toolkit on this machine cannot compile for an older GPU (e.g. CUDA 13 and Pascal).", FAMILY, since="0.1.0")
+def toolkit_cannot_target(s: Snapshot, m: Matrices) -> Findings:
     gpus = need_gpus(s)
     for rt in s.cuda_runtimes or ():
         if rt.kind != "toolkit" or not (rt.nvcc or rt.version):
@@ -143,7 +147,7 @@ def toolkit_cannot_target(s: Snapshot, m):
             # A newer GPU can still run PTX this toolkit emits; an older one cannot run anything it emits.
             if cc is None or cc >= oldest:
                 continue
-            yield toolkit_cannot_target.rule.finding(
+            yield toolkit_cannot_target.finding(
                 f"nvcc {rt.nvcc or rt.version} ({rt.path}) cannot compile for {gpu_label(g)}",
                 subject=f"GPU {g.index}",
                 evidence=[gpu_evidence(g), ev_value("toolkit.sm", ", ".join(targets), "matrices/cuda.toml arch_support"),
@@ -152,3 +156,71 @@ def toolkit_cannot_target(s: Snapshot, m):
                         "toolkit that still targets it (CUDA 12.x for Maxwell, Pascal and Volta; 11.8 for Kepler).",
                         ("# https://developer.nvidia.com/cuda-toolkit-archive",)),
             )
+
+
+@rule("GD306", "gpu-older-than-current-builds", "arch-dropped", Severity.WARNING,
+      "A GPU is older than every current framework build (e.g. a K40 or K80): only old releases run on it.",
+      FAMILY, since="0.1.0")
+def older_than_current_builds(s: Snapshot, m: Matrices) -> Findings:
+    gpus = need_gpus(s)
+    if cuda_frameworks(s):
+        return  # an installed CUDA build is judged against its own arch list (GD301-GD303)
+    current = [parse_arch_list(b.arch_list) for b in m.current_torch_cuda_builds()]
+    if not current:
+        return
+    floor = min(min(e.cc for e in entries) for entries in current)
+    for g in gpus:
+        cc = gpu_cc(g)
+        if cc is None or cc >= floor:
+            continue
+        last = m.newest_torch_build_running(cc)
+        if last is not None:
+            how = (f"The newest PyTorch build with kernels for it is torch {last.series} ({last.variant}); "
+                   f"`gpudoctor install torch --gpu \"{g.name}\"` gives the exact command, and older "
+                   "TensorFlow/JAX/CuPy releases have the same floor.")
+        else:
+            how = ("No PyTorch build in gpudoctor's data has kernels for it: build from source with "
+                   f"TORCH_CUDA_ARCH_LIST={cc}, or use a newer GPU.")
+        yield older_than_current_builds.finding(
+            f"{gpu_label(g)} is older than every current framework build (they start at sm_{floor.major}{floor.minor})",
+            subject=f"GPU {g.index}", evidence=[gpu_evidence(g)],
+            fix=Fix(how, (f"gpudoctor install torch --gpu \"{g.name}\"",) if last is not None else ()),
+        )
+
+
+@rule("GD307", "image-drops-gpu", "arch-dropped", Severity.ERROR,
+      "A framework image's release notes support compute capability X.Y and later; a GPU is older.", FAMILY,
+      since="0.1.0")
+def image_gpu_floor(s: Snapshot, m: Matrices) -> Findings:
+    floor = s.system.image_min_sm
+    if floor.value is None:
+        return
+    image = s.system.image.value or "the image"
+    repository = image.split(":", 1)[0]
+    torch = next((fw for fw in cuda_frameworks(s) if fw.name == "torch"), None)
+    for g in need_gpus(s):
+        if q.sm_at_least(g.compute_capability, floor.value) is not False:
+            continue
+        older = q.image_tags_for(m, repository, sm=g.compute_capability)
+        instead = (f"{repository}:{older[0].tag}-py3 is the newest tag in gpudoctor's data that supports it"
+                   if older else "no tag in gpudoctor's data supports it")
+        why = (f"{image} has no kernels for compute capability {g.compute_capability} ({instead}). "
+               "Or build on a CUDA base image and install a torch build that has them:")
+        fix = reinstall_fix(s, m, torch, why) if torch is not None else Fix(why)
+        yield image_gpu_floor.finding(
+            f"{image} supports compute capability {floor.value} and later (its release notes); {gpu_label(g)}",
+            subject=f"GPU {g.index} × image",
+            evidence=[gpu_evidence(g), ev("system.image_min_sm", floor)],
+            fix=fix,
+        )
+
+
+RULES: tuple[Rule, ...] = (
+    not_in_build,
+    too_new,
+    dropped,
+    ptx_only,
+    toolkit_cannot_target,
+    older_than_current_builds,
+    image_gpu_floor,
+)

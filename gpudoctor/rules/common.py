@@ -4,7 +4,7 @@ and the distribution-specific commands fixes need."""
 from __future__ import annotations
 
 from gpudoctor.findings import Evidence
-from gpudoctor.rules.registry import Unknown
+from gpudoctor.rules.rule import Unknown
 from gpudoctor.snapshot import Fact, Framework, Gpu, Snapshot
 from gpudoctor.versions import ComputeCapability, compute_capability
 
@@ -44,6 +44,14 @@ def need_gpus(snap: Snapshot) -> tuple[Gpu, ...]:
 def cuda_frameworks(snap: Snapshot) -> list[Framework]:
     """Installed frameworks built for CUDA."""
     return [fw for fw in snap.frameworks or () if fw.build.value == "cuda"]
+
+
+def floor_from_image(snap: Snapshot, fw: Framework) -> bool:
+    """A framework inside a base image whose release notes state the driver floor: that
+    floor (GD209), with the data-center branches the image's CUDA forward compatibility
+    allows, decides instead of the CUDA version's minor-version compatibility."""
+    return (snap.system.image_driver_floor.known and snap.system.image.known
+            and fw.location == snap.system.image.value)
 
 
 def need_frameworks(snap: Snapshot) -> tuple[Framework, ...]:

@@ -7,10 +7,10 @@ import re
 
 from gpudoctor.compat import KernelKind, kernel_for
 from gpudoctor.findings import Fix, Severity
+from gpudoctor.matrices import Matrices, torch_series
 from gpudoctor.matrices import companion_queries as q
-from gpudoctor.matrices import torch_series
 from gpudoctor.rules.common import driver_install_commands, ev, ev_value, gpu_cc, gpu_evidence, gpu_label, need_gpus
-from gpudoctor.rules.registry import Unknown, rule
+from gpudoctor.rules.rule import Findings, Rule, Unknown, rule
 from gpudoctor.snapshot import Companion, Framework, Snapshot
 from gpudoctor.versions import cuda_version, driver_at_least
 
@@ -18,7 +18,7 @@ FAMILY = "companions"
 
 
 # The install engine is imported when a finding needs its fix, not by every check.
-def companion_fix(s: Snapshot, m, name: str, framework_version: str | None, why: str) -> Fix:
+def companion_fix(s: Snapshot, m: Matrices, name: str, framework_version: str | None, why: str) -> Fix:
     from gpudoctor.install.companions import companion_fix as fix
 
     return fix(s, m, name, framework_version, why)
@@ -52,8 +52,8 @@ def _major(text: str | None) -> int | None:
 
 @rule("GD520", "companion-pins-other-framework", "library-conflict", Severity.ERROR,
       "A companion library requires a different release of the framework than the one installed "
-      "(or the framework pins a companion release that is not installed).", FAMILY)
-def pin_mismatch(s: Snapshot, m):
+      "(or the framework pins a companion release that is not installed).", FAMILY, since="0.1.0")
+def pin_mismatch(s: Snapshot, m: Matrices) -> Findings:
     for c, fw in _pairs(s):
         checks = []
         if c.requires_framework.known:
@@ -69,7 +69,7 @@ def pin_mismatch(s: Snapshot, m):
             assert spec is not None and have is not None  # appended only when both facts are known
             if q.spec_allows(spec, have) is not False:
                 continue
-            yield pin_mismatch.rule.finding(
+            yield pin_mismatch.finding(
                 title, subject=f"{c.name} × {fw.name}",
                 evidence=[ev(spec_name, spec_fact), ev(have_name, have_fact)],
                 fix=companion_fix(s, m, c.name, fw.version.value,
@@ -79,8 +79,8 @@ def pin_mismatch(s: Snapshot, m):
 
 
 @rule("GD521", "companion-cuda-variant-differs", "framework-cuda-mismatch", Severity.ERROR,
-      "torchvision/torchaudio come from another CUDA (or CPU) index than torch.", FAMILY)
-def variant_mismatch(s: Snapshot, m):
+      "torchvision/torchaudio come from another CUDA (or CPU) index than torch.", FAMILY, since="0.1.0")
+def variant_mismatch(s: Snapshot, m: Matrices) -> Findings:
     for c, fw in _pairs(s):
         if c.name not in ("torchvision", "torchaudio") or not c.build_tag.known:
             continue
@@ -95,7 +95,7 @@ def variant_mismatch(s: Snapshot, m):
                                                           if fw.cuda.known else None)
         if fw_tag is None or fw_tag == tag:
             continue
-        yield variant_mismatch.rule.finding(
+        yield variant_mismatch.finding(
             f"{_label(c)} is the {tag} build; {fw.name} {fw.version.value} is {fw_tag}",
             subject=f"{c.name} × {fw.name}",
             evidence=[ev(f"{c.name}.build_tag", c.build_tag), ev(f"{fw.name}.version", fw.version),
@@ -106,7 +106,7 @@ def variant_mismatch(s: Snapshot, m):
         )
 
 
-def _tag_parts(m, c: Companion) -> dict | None:
+def _tag_parts(m: Matrices, c: Companion) -> dict[str, str] | None:
     row = q.extension_wheel(m, c.name)
     if row is None or not c.build_tag.known:
         return None
@@ -115,8 +115,8 @@ def _tag_parts(m, c: Companion) -> dict | None:
 
 
 @rule("GD522", "extension-built-for-other-framework", "library-conflict", Severity.ERROR,
-      "A compiled extension (flash-attn, DeepSpeed ops) was built for another framework release.", FAMILY)
-def built_for_other(s: Snapshot, m):
+      "A compiled extension (flash-attn, DeepSpeed ops) was built for another framework release.", FAMILY, since="0.1.0")
+def built_for_other(s: Snapshot, m: Matrices) -> Findings:
     for c, fw in _pairs(s):
         parts = _tag_parts(m, c)
         built = (parts or {}).get("torch") or c.built_framework.value
@@ -125,7 +125,7 @@ def built_for_other(s: Snapshot, m):
         if torch_series(built) == torch_series(str(fw.version.value)):  # known: _pairs
             continue
         source = (ev(f"{c.name}.build_tag", c.build_tag) if parts else ev(f"{c.name}.built_{fw.name}", c.built_framework))
-        yield built_for_other.rule.finding(
+        yield built_for_other.finding(
             f"{_label(c)} was built for {fw.name} {built}, but the environment has {fw.name} {fw.version.value}",
             subject=f"{c.name} × {fw.name}",
             evidence=[source, ev(f"{fw.name}.version", fw.version)],
@@ -136,8 +136,8 @@ def built_for_other(s: Snapshot, m):
 
 
 @rule("GD523", "extension-cxx11-abi-differs", "library-conflict", Severity.ERROR,
-      "A compiled extension uses the other C++ ABI (_GLIBCXX_USE_CXX11_ABI) than the framework.", FAMILY)
-def abi_mismatch(s: Snapshot, m):
+      "A compiled extension uses the other C++ ABI (_GLIBCXX_USE_CXX11_ABI) than the framework.", FAMILY, since="0.1.0")
+def abi_mismatch(s: Snapshot, m: Matrices) -> Findings:
     for c, fw in _pairs(s):
         if not fw.cxx11_abi.known:
             continue
@@ -145,12 +145,12 @@ def abi_mismatch(s: Snapshot, m):
         if parts:
             abi, evidence = parts["abi"].upper() == "TRUE", ev(f"{c.name}.build_tag", c.build_tag)
         elif c.cxx11_abi.known:
-            abi, evidence = c.cxx11_abi.value, ev(f"{c.name}.cxx11_abi", c.cxx11_abi)
+            abi, evidence = bool(c.cxx11_abi.value), ev(f"{c.name}.cxx11_abi", c.cxx11_abi)
         else:
             continue
         if abi == fw.cxx11_abi.value:
             continue
-        yield abi_mismatch.rule.finding(
+        yield abi_mismatch.finding(
             f"{_label(c)} uses the {'new' if abi else 'old'} C++ ABI; {fw.name} {fw.version.value} the "
             f"{'new' if fw.cxx11_abi.value else 'old'} one", subject=f"{c.name} × {fw.name}",
             evidence=[evidence, ev(f"{fw.name}.cxx11_abi", fw.cxx11_abi)],
@@ -161,8 +161,8 @@ def abi_mismatch(s: Snapshot, m):
 
 
 @rule("GD524", "extension-cuda-major-differs", "framework-cuda-mismatch", Severity.ERROR,
-      "A compiled extension was built for another CUDA major than the framework.", FAMILY)
-def cuda_major_mismatch(s: Snapshot, m):
+      "A compiled extension was built for another CUDA major than the framework.", FAMILY, since="0.1.0")
+def cuda_major_mismatch(s: Snapshot, m: Matrices) -> Findings:
     for c, fw in _pairs(s):
         if fw.build.value != "cuda" or not fw.cuda.known or c.name in ("torchvision", "torchaudio", "bitsandbytes"):
             continue
@@ -171,7 +171,7 @@ def cuda_major_mismatch(s: Snapshot, m):
         evidence = ev(f"{c.name}.build_tag", c.build_tag) if parts else ev(f"{c.name}.built_cuda", c.built_cuda)
         if built is None or _major(built) is None or _major(built) == _major(fw.cuda.value):
             continue
-        yield cuda_major_mismatch.rule.finding(
+        yield cuda_major_mismatch.finding(
             f"{_label(c)} was built for CUDA {built}; {fw.name} {fw.version.value} uses CUDA {fw.cuda.value}",
             subject=f"{c.name} × {fw.name}", evidence=[evidence, ev(f"{fw.name}.cuda", fw.cuda)],
             fix=companion_fix(s, m, c.name, fw.version.value,
@@ -180,8 +180,8 @@ def cuda_major_mismatch(s: Snapshot, m):
 
 
 @rule("GD525", "bitsandbytes-no-library-for-cuda", "framework-cuda-mismatch", Severity.ERROR,
-      "bitsandbytes has no library for the CUDA the framework was built with.", FAMILY)
-def bnb_library(s: Snapshot, m):
+      "bitsandbytes has no library for the CUDA the framework was built with.", FAMILY, since="0.1.0")
+def bnb_library(s: Snapshot, m: Matrices) -> Findings:
     for c, fw in _pairs(s):
         if c.name != "bitsandbytes" or not c.built_cuda.known or fw.build.value != "cuda" or not fw.cuda.known:
             continue
@@ -189,7 +189,7 @@ def bnb_library(s: Snapshot, m):
         want = cuda_version(fw.cuda.value)
         if want is None or any(cuda_version(v) == want for v in shipped):
             continue
-        yield bnb_library.rule.finding(
+        yield bnb_library.finding(
             f"{_label(c)} ships libraries for CUDA {', '.join(shipped)}; {fw.name} uses CUDA {fw.cuda.value}",
             subject=f"{c.name} × {fw.name}",
             evidence=[ev(f"{c.name}.built_cuda", c.built_cuda), ev(f"{fw.name}.cuda", fw.cuda)],
@@ -200,8 +200,8 @@ def bnb_library(s: Snapshot, m):
 
 
 @rule("GD526", "extension-arch-not-in-build", "arch-not-in-build", Severity.ERROR,
-      "A compiled extension has neither SASS nor PTX for a GPU.", FAMILY)
-def ext_arch(s: Snapshot, m):
+      "A compiled extension has neither SASS nor PTX for a GPU.", FAMILY, since="0.1.0")
+def ext_arch(s: Snapshot, m: Matrices) -> Findings:
     pairs = [(c, fw) for c, fw in _pairs(s) if c.arch_list.known]
     if not pairs:
         return
@@ -212,7 +212,7 @@ def ext_arch(s: Snapshot, m):
         for c, fw in pairs:
             if kernel_for(cc, c.arch_list.value).kind is not KernelKind.NONE:
                 continue
-            yield ext_arch.rule.finding(
+            yield ext_arch.finding(
                 f"{_label(c)} has no kernels for {gpu_label(g)}", subject=f"GPU {g.index} × {c.name}",
                 evidence=[gpu_evidence(g), ev(f"{c.name}.arch_list", c.arch_list)],
                 fix=companion_fix(s, m, c.name, fw.version.value,
@@ -221,8 +221,8 @@ def ext_arch(s: Snapshot, m):
 
 
 @rule("GD527", "deepspeed-ops-need-nvcc", "library-conflict", Severity.WARNING,
-      "DeepSpeed has no prebuilt ops and no CUDA compiler to JIT-build them.", FAMILY)
-def deepspeed_nvcc(s: Snapshot, m):
+      "DeepSpeed has no prebuilt ops and no CUDA compiler to JIT-build them.", FAMILY, since="0.1.0")
+def deepspeed_nvcc(s: Snapshot, m: Matrices) -> Findings:
     c = s.companion("deepspeed")
     if c is None or not c.prebuilt_ops.known or c.prebuilt_ops.value:
         return
@@ -230,7 +230,7 @@ def deepspeed_nvcc(s: Snapshot, m):
         raise Unknown("the CUDA toolkits are unknown")
     if any(rt.nvcc for rt in s.cuda_runtimes):
         return
-    yield deepspeed_nvcc.rule.finding(
+    yield deepspeed_nvcc.finding(
         f"{_label(c)} builds its C++/CUDA ops at first use, and no nvcc was found", subject="deepspeed",
         evidence=[ev("deepspeed.prebuilt_ops", c.prebuilt_ops),
                   ev_value("cuda_runtimes.nvcc", "none", "toolkit probe")],
@@ -251,8 +251,8 @@ def _gpu_libraries(s: Snapshot):
 
 
 @rule("GD528", "gpu-library-drops-gpu", "arch-dropped", Severity.ERROR,
-      "A RAPIDS or numba-cuda release no longer supports a GPU's architecture.", FAMILY)
-def library_arch_floor(s: Snapshot, m):
+      "A RAPIDS or numba-cuda release no longer supports a GPU's architecture.", FAMILY, since="0.1.0")
+def library_arch_floor(s: Snapshot, m: Matrices) -> Findings:
     libs = list(_gpu_libraries(s))
     if not libs:
         return
@@ -261,7 +261,7 @@ def library_arch_floor(s: Snapshot, m):
             need = q.gpu_library_need(m, package, fw.version.value, major, "min_sm")
             if need is None or q.sm_at_least(g.compute_capability, need[0]) is not False:
                 continue
-            yield library_arch_floor.rule.finding(
+            yield library_arch_floor.finding(
                 f"{fw.name} {fw.version.value} needs compute capability {need[0]}+; {gpu_label(g)}",
                 subject=f"GPU {g.index} × {fw.name}",
                 evidence=[gpu_evidence(g), ev_value(f"{fw.name}.min_sm", need[0], need[1])],
@@ -273,8 +273,8 @@ def library_arch_floor(s: Snapshot, m):
 
 
 @rule("GD529", "gpu-library-driver-too-old", "driver-too-old-for-runtime", Severity.ERROR,
-      "The driver is older than a RAPIDS release requires for its CUDA major.", FAMILY)
-def library_driver(s: Snapshot, m):
+      "The driver is older than a RAPIDS release requires for its CUDA major.", FAMILY, since="0.1.0")
+def library_driver(s: Snapshot, m: Matrices) -> Findings:
     libs = list(_gpu_libraries(s))
     if not libs:
         return
@@ -285,7 +285,7 @@ def library_driver(s: Snapshot, m):
         if need is None or driver_at_least(s.driver.version.value, need[0]) is not False:
             continue
         branch = int(need[0].split(".")[0])
-        yield library_driver.rule.finding(
+        yield library_driver.finding(
             f"{fw.name} {fw.version.value} (CUDA {fw.cuda.value}) needs driver {need[0]}+; "
             f"this is {s.driver.version.value}", subject=fw.name,
             evidence=[ev("driver.version", s.driver.version), ev(f"{fw.name}.cuda", fw.cuda),
@@ -296,8 +296,8 @@ def library_driver(s: Snapshot, m):
 
 
 @rule("GD530", "companion-import-failed", "library-conflict", Severity.ERROR,
-      "Importing a companion library after the framework fails (--deep).", FAMILY)
-def import_failed(s: Snapshot, m):
+      "Importing a companion library after the framework fails (--deep).", FAMILY, since="0.1.0")
+def import_failed(s: Snapshot, m: Matrices) -> Findings:
     from gpudoctor.rules.frameworks import _category
 
     for c in s.companions or ():
@@ -305,7 +305,7 @@ def import_failed(s: Snapshot, m):
             continue
         fw = s.framework(c.framework)
         text = str(c.deep_import.value)
-        yield import_failed.rule.finding(
+        yield import_failed.finding(
             f"import {c.name} fails: {text.splitlines()[-1][:200]}", subject=f"{c.name} × {c.framework}",
             category=_category(text),
             evidence=[ev(f"{c.name}.deep_import", c.deep_import)] + ([ev(f"{fw.name}.version", fw.version)] if fw else []),
@@ -313,3 +313,18 @@ def import_failed(s: Snapshot, m):
                               "The other GD52x findings usually say why (pins, ABI, CUDA major);"
                               " `gpudoctor explain` maps the message to its causes."),
         )
+
+
+RULES: tuple[Rule, ...] = (
+    pin_mismatch,
+    variant_mismatch,
+    built_for_other,
+    abi_mismatch,
+    cuda_major_mismatch,
+    bnb_library,
+    ext_arch,
+    deepspeed_nvcc,
+    library_arch_floor,
+    library_driver,
+    import_failed,
+)

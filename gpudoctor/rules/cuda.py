@@ -10,11 +10,13 @@ from gpudoctor.compat import (
     ptx_jit_supported,
 )
 from gpudoctor.findings import Fix, Severity
+from gpudoctor.matrices import Matrices
 from gpudoctor.rules.common import (
     cuda_frameworks,
     driver_install_commands,
     ev,
     ev_value,
+    floor_from_image,
     fw_label,
     gpu_cc,
     gpu_evidence,
@@ -23,9 +25,10 @@ from gpudoctor.rules.common import (
     on_search_path,
 )
 from gpudoctor.rules.fixes import reinstall_fix
-from gpudoctor.rules.registry import Unknown, rule
+from gpudoctor.matrices import companion_queries as q
+from gpudoctor.rules.rule import Findings, Rule, Unknown, rule
 from gpudoctor.snapshot import Snapshot
-from gpudoctor.versions import cuda_version
+from gpudoctor.versions import cuda_version, driver_at_least
 
 FAMILY = "cuda"
 
@@ -48,11 +51,11 @@ def _branch_for(floor: str | None) -> int:
 
 @rule("GD201", "driver-too-old-for-build", "driver-too-old-for-runtime", Severity.ERROR,
       "The driver is too old for the CUDA a framework was built with, even with minor-version compatibility.",
-      FAMILY)
-def too_old_for_build(s: Snapshot, m):
+      FAMILY, since="0.1.0")
+def too_old_for_build(s: Snapshot, m: Matrices) -> Findings:
     _need_driver(s)
     for fw in cuda_frameworks(s):
-        if not fw.cuda.known:
+        if not fw.cuda.known or floor_from_image(s, fw):
             continue
         v = driver_supports(fw.cuda.value, s.driver.version.value, s.driver.cuda_api.value, m, _os(s))
         if v.support is not DriverSupport.TOO_OLD:
@@ -61,7 +64,7 @@ def too_old_for_build(s: Snapshot, m):
         fix = reinstall_fix(s, m, fw, f"Either upgrade the driver to >= {need} (CUDA {fw.cuda.value} "
                                       f"minor-version-compatibility floor), or install a {fw.name} build "
                                       f"for CUDA {v.driver_cuda or 'your driver'}.")
-        yield too_old_for_build.rule.finding(
+        yield too_old_for_build.finding(
             f"{fw_label(fw)} needs CUDA {fw.cuda.value}; driver {s.driver.version.value or '?'} "
             f"supports CUDA {v.driver_cuda or '?'} (needs >= {need})",
             subject=fw.name,
@@ -72,16 +75,18 @@ def too_old_for_build(s: Snapshot, m):
 
 
 @rule("GD202", "minor-version-compatibility", "info", Severity.INFO,
-      "A build newer than the driver's CUDA runs through CUDA minor-version compatibility.", FAMILY)
-def minor_compat(s: Snapshot, m):
+      "A build newer than the driver's CUDA runs through CUDA minor-version compatibility.", FAMILY, since="0.1.0")
+def minor_compat(s: Snapshot, m: Matrices) -> Findings:
     _need_driver(s)
     for fw in cuda_frameworks(s):
+        if floor_from_image(s, fw):
+            continue
         v = driver_supports(fw.cuda.value, s.driver.version.value, s.driver.cuda_api.value, m, _os(s))
         if v.support is not DriverSupport.MINOR_COMPAT:
             continue
         built = cuda_version(fw.cuda.value)
         assert built is not None  # minor-version compatibility is only judged for a CUDA that parses
-        yield minor_compat.rule.finding(
+        yield minor_compat.finding(
             f"{fw_label(fw)} (CUDA {fw.cuda.value}) runs on driver {s.driver.version.value or '?'} "
             f"(CUDA {v.driver_cuda}) through minor-version compatibility",
             subject=fw.name,
@@ -95,8 +100,8 @@ def minor_compat(s: Snapshot, m):
 
 
 @rule("GD203", "ptx-jit-driver-too-old", "driver-too-old-for-runtime", Severity.ERROR,
-      "A GPU can only run a build's PTX, and the driver is too old to JIT-compile that PTX.", FAMILY)
-def ptx_jit_too_old(s: Snapshot, m):
+      "A GPU can only run a build's PTX, and the driver is too old to JIT-compile that PTX.", FAMILY, since="0.1.0")
+def ptx_jit_too_old(s: Snapshot, m: Matrices) -> Findings:
     _need_driver(s)
     gpus = need_gpus(s)
     for fw in cuda_frameworks(s):
@@ -112,7 +117,7 @@ def ptx_jit_too_old(s: Snapshot, m):
             if km.kind is not KernelKind.PTX_JIT or ptx_jit_supported(driver_cuda, fw.cuda.value) is not False:
                 continue
             need = m.toolkit_min_driver(fw.cuda.value, _os(s))
-            yield ptx_jit_too_old.rule.finding(
+            yield ptx_jit_too_old.finding(
                 f"{gpu_label(g)} runs {fw_label(fw)} only by JIT-compiling {km.entry} PTX from CUDA "
                 f"{fw.cuda.value}, which driver CUDA {driver_cuda} cannot (CUDA_ERROR_UNSUPPORTED_PTX_VERSION)",
                 subject=f"GPU {g.index} × {fw.name}",
@@ -130,8 +135,8 @@ def _toolkits(s: Snapshot):
 
 
 @rule("GD204", "toolkit-newer-than-driver", "driver-too-old-for-runtime", Severity.WARNING,
-      "A CUDA toolkit on this machine is newer than the driver can run.", FAMILY)
-def toolkit_too_new(s: Snapshot, m):
+      "A CUDA toolkit on this machine is newer than the driver can run.", FAMILY, since="0.1.0")
+def toolkit_too_new(s: Snapshot, m: Matrices) -> Findings:
     _need_driver(s)
     if s.cuda_runtimes is None:
         raise Unknown("CUDA runtimes were not probed")
@@ -142,7 +147,7 @@ def toolkit_too_new(s: Snapshot, m):
             # emits cannot be JIT-compiled by an older driver: Numba, CuPy kernels built with
             # NVRTC to PTX, and nvcc's own PTX fail with "Unsupported .version" or
             # CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
-            yield toolkit_too_new.rule.finding(
+            yield toolkit_too_new.finding(
                 f"CUDA toolkit {rt.version} is newer than the driver's CUDA {v.driver_cuda or '?'}: what it "
                 "compiles to SASS runs, PTX it generates does not",
                 evidence=[ev_value("cuda_runtimes.version", rt.version, rt.source), ev("driver.version", s.driver.version),
@@ -155,7 +160,7 @@ def toolkit_too_new(s: Snapshot, m):
             continue
         if v.support is not DriverSupport.TOO_OLD:
             continue
-        yield toolkit_too_new.rule.finding(
+        yield toolkit_too_new.finding(
             f"CUDA toolkit {rt.version} at {rt.path} needs driver >= {v.needed_compat or v.needed_full}; "
             f"this driver supports CUDA {v.driver_cuda or '?'}",
             evidence=[ev_value("cuda_runtimes.version", rt.version, rt.source), ev("driver.version", s.driver.version),
@@ -167,8 +172,8 @@ def toolkit_too_new(s: Snapshot, m):
 
 
 @rule("GD205", "several-cuda-runtimes-same-major", "library-conflict", Severity.WARNING,
-      "Several CUDA runtimes of the same major are on the global library path.", FAMILY)
-def several_runtimes(s: Snapshot, m):
+      "Several CUDA runtimes of the same major are on the global library path.", FAMILY, since="0.1.0")
+def several_runtimes(s: Snapshot, m: Matrices) -> Findings:
     if s.cuda_runtimes is None:
         raise Unknown("CUDA runtimes were not probed")
     shared = [rt for rt in s.cuda_runtimes if on_search_path(rt) and rt.version]
@@ -181,7 +186,7 @@ def several_runtimes(s: Snapshot, m):
         versions = {str(cuda_version(rt.version)) for rt in rts}
         if len(versions) < 2:
             continue
-        yield several_runtimes.rule.finding(
+        yield several_runtimes.finding(
             f"{len(rts)} CUDA {major}.x runtimes ({', '.join(sorted(versions))}) are on the library search path",
             evidence=[ev_value("cuda_runtimes", f"{rt.version} at {rt.path}", rt.source) for rt in rts],
             fix=Fix("Which one a program loads depends on the search order, and may not be the one it was "
@@ -192,8 +197,8 @@ def several_runtimes(s: Snapshot, m):
 
 @rule("GD206", "nvcc-differs-from-torch-cuda", "framework-cuda-mismatch", Severity.WARNING,
       "nvcc's CUDA major differs from the CUDA torch was built with: C++/CUDA extensions will not build.",
-      FAMILY)
-def nvcc_vs_torch(s: Snapshot, m):
+      FAMILY, since="0.1.0")
+def nvcc_vs_torch(s: Snapshot, m: Matrices) -> Findings:
     torch = s.framework("torch")
     if torch is None or torch.build.value != "cuda" or not torch.cuda.known:
         return
@@ -208,7 +213,7 @@ def nvcc_vs_torch(s: Snapshot, m):
                       if t.kind == "toolkit" and (cuda_version(t.nvcc) or (0, 0))[0] == tv.major]
         commands = ((f"export CUDA_HOME={same_major[0]}",) if same_major else
                     (f"# install a CUDA {tv.major}.x toolkit: https://developer.nvidia.com/cuda-toolkit-archive",))
-        yield nvcc_vs_torch.rule.finding(
+        yield nvcc_vs_torch.finding(
             f"nvcc {rt.nvcc} ({rt.path}) is CUDA {nv.major}, torch was built with CUDA {torch.cuda.value}",
             subject="torch",
             evidence=[ev_value("toolkit.nvcc", rt.nvcc, rt.source), ev("torch.cuda", torch.cuda)],
@@ -220,8 +225,8 @@ def nvcc_vs_torch(s: Snapshot, m):
 
 
 @rule("GD207", "image-requires-newer-driver", "driver-too-old-for-runtime", Severity.ERROR,
-      "A container image's NVIDIA_REQUIRE_CUDA needs a newer driver than the host has.", FAMILY)
-def image_requires(s: Snapshot, m):
+      "A container image's NVIDIA_REQUIRE_CUDA needs a newer driver than the host has.", FAMILY, since="0.1.0")
+def image_requires(s: Snapshot, m: Matrices) -> Findings:
     need = s.system.image_require_cuda
     if not need.known:
         return
@@ -233,7 +238,7 @@ def image_requires(s: Snapshot, m):
     if (have_v.major, have_v.minor) >= (need_v.major, need_v.minor):
         return
     floor = m.toolkit_min_driver(need.value, _os(s))
-    yield image_requires.rule.finding(
+    yield image_requires.finding(
         f"the image requires cuda>={need.value}; driver {s.driver.version.value or '?'} supports CUDA {have}: "
         "the container will not start", subject="image",
         evidence=[ev("system.image_require_cuda", need), ev("driver.version", s.driver.version),
@@ -243,6 +248,61 @@ def image_requires(s: Snapshot, m):
                 f"or upgrade the driver to {floor or 'a newer branch'}.",
                 (f"# FROM nvidia/cuda:{have}.0-runtime-ubuntu22.04   (a tag of the driver's CUDA or older)",)
                 + driver_install_commands(s, int(floor.split(".")[0]) if floor else 580)),
+    )
+
+
+def _branch(version: str) -> str:
+    return version.split(".", 1)[0]
+
+
+def _image_repository(s: Snapshot) -> str | None:
+    image = s.system.image.value
+    return image.split(":", 1)[0] if image else None
+
+
+@rule("GD209", "image-driver-below-release-notes", "driver-too-old-for-runtime", Severity.ERROR,
+      "The driver is older than a framework image's release notes require (NGC: 'requires NVIDIA Driver "
+      "release N or later'), and not a data-center branch they allow.", FAMILY, since="0.1.0")
+def image_driver_floor(s: Snapshot, m: Matrices) -> Findings:
+    floor = s.system.image_driver_floor
+    if floor.value is None:
+        return
+    have = s.driver.version.value
+    if have is None:
+        raise Unknown("the driver version is unknown")
+    if driver_at_least(have, floor.value) is not False:
+        return
+    alternatives = s.system.image_datacenter_drivers.value or ()
+    on_branch = next((a for a in alternatives if _branch(a) == _branch(have) and driver_at_least(have, a)), None)
+    gpus = need_gpus(s)
+    segments = {(model.segment if (model := m.gpu(g.name)) else None) for g in gpus}
+    datacenter = segments == {"data-center"}
+    severity = Severity.ERROR
+    branch_note = ""
+    if on_branch is not None:
+        # CUDA forward compatibility, which the image carries, runs on data-center GPUs only.
+        if datacenter:
+            return
+        known_not = segments & {"consumer", "embedded"}
+        if not known_not:
+            severity = Severity.WARNING
+        branch_note = (f" Driver {have} is on the R{_branch(have)} branch the notes allow from {on_branch} on "
+                       "data-center GPUs; " + ("these GPUs are not data-center ones." if known_not else
+                                               "these GPUs are not known to be data-center ones."))
+    repository = _image_repository(s)
+    older = q.image_tags_for(m, repository, driver=have, datacenter=datacenter) if repository else []
+    instead = (f"or base the image on {repository}:{older[0].tag}-py3, the newest tag in gpudoctor's data whose "
+               f"release notes this driver meets" if older else "no tag in gpudoctor's data has a floor this "
+               "driver meets")
+    commands = driver_install_commands(s, _branch_for(floor.value))
+    if older:
+        commands = commands + (f"# or, in the Dockerfile: FROM {repository}:{older[0].tag}-py3",)
+    yield image_driver_floor.finding(
+        f"{s.system.image.value or 'the image'} requires driver {floor.value}+ (its release notes); "
+        f"this is {have}", subject="image", severity=severity,
+        evidence=[ev("system.image_driver_floor", floor), ev("driver.version", s.driver.version)]
+        + ([ev("system.image_datacenter_drivers", s.system.image_datacenter_drivers)] if alternatives else []),
+        fix=Fix(f"Upgrade the driver to {floor.value} or newer, {instead}.{branch_note}", commands),
     )
 
 
@@ -257,8 +317,8 @@ def _soname_key(version: str | None) -> tuple[int, ...] | None:
 
 @rule("GD208", "system-cuda-differs-from-tensorflow", "framework-cuda-mismatch", Severity.ERROR,
       "TensorFlow loads the system's CUDA libraries, and the CUDA there is another version than it was built for.",
-      FAMILY)
-def tf_system_cuda(s: Snapshot, m):
+      FAMILY, since="0.1.0")
+def tf_system_cuda(s: Snapshot, m: Matrices) -> Findings:
     tf = s.framework("tensorflow")
     if tf is None or tf.build.value != "cuda" or not tf.cuda.known:
         return
@@ -274,7 +334,7 @@ def tf_system_cuda(s: Snapshot, m):
     if not system or need is None or any(_soname_key(rt.version) == need for rt in system):
         return
     shown = ", ".join(f"{rt.version} ({rt.source})" for rt in system)
-    yield tf_system_cuda.rule.finding(
+    yield tf_system_cuda.finding(
         f"{fw_label(tf)} was built for CUDA {tf.cuda.value}; the CUDA on this machine is {shown}",
         subject="tensorflow",
         evidence=[ev("tensorflow.cuda", tf.cuda)] + [ev_value("cuda_runtimes.version", rt.version, rt.source)
@@ -285,3 +345,16 @@ def tf_system_cuda(s: Snapshot, m):
                 "'tensorflow[and-cuda]'` (2.14 and newer) brings matching CUDA wheels.",
                 ("gpudoctor matrix tensorflow", "pip install 'tensorflow[and-cuda]'")),
     )
+
+
+RULES: tuple[Rule, ...] = (
+    too_old_for_build,
+    minor_compat,
+    ptx_jit_too_old,
+    toolkit_too_new,
+    several_runtimes,
+    nvcc_vs_torch,
+    image_requires,
+    tf_system_cuda,
+    image_driver_floor,
+)

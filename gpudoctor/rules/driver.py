@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from gpudoctor.compat import arch_driver_verdict
 from gpudoctor.findings import Fix, Severity
+from gpudoctor.matrices import Matrices
 from gpudoctor.rules.common import driver_install_commands, ev, ev_value, gpu_cc, gpu_evidence, gpu_label
-from gpudoctor.rules.registry import Unknown, rule
+from gpudoctor.rules.rule import Findings, Rule, Unknown, rule
 from gpudoctor.snapshot import Snapshot
 
 FAMILY = "driver"
@@ -43,14 +44,14 @@ def _in_container(s: Snapshot) -> bool:
 
 
 @rule("GD101", "no-driver", "no-driver", Severity.ERROR,
-      "No NVIDIA driver is installed or loaded.", FAMILY)
-def no_driver(s: Snapshot, m):
+      "No NVIDIA driver is installed or loaded.", FAMILY, since="0.1.0")
+def no_driver(s: Snapshot, m: Matrices) -> Findings:
     present = _driver_present(s)
     if present is None:
         raise Unknown("no driver facts were read")
     if present or _userspace_installed(s) or _in_container(s) or s.system.wsl.value:
         return  # GD102, GD607 and GD609 explain those cases better
-    yield no_driver.rule.finding(
+    yield no_driver.finding(
         "No NVIDIA driver: no kernel module, no NVML, no libcuda",
         evidence=[ev("driver.kernel_module", s.driver.kernel_module),
                   ev("driver.nvml", s.driver.nvml), ev("driver.libcuda", s.driver.libcuda)],
@@ -62,15 +63,15 @@ def no_driver(s: Snapshot, m):
 
 
 @rule("GD102", "kernel-module-not-loaded", "no-driver", Severity.ERROR,
-      "The driver's libraries are installed but its kernel module is not loaded.", FAMILY)
-def module_not_loaded(s: Snapshot, m):
+      "The driver's libraries are installed but its kernel module is not loaded.", FAMILY, since="0.1.0")
+def module_not_loaded(s: Snapshot, m: Matrices) -> Findings:
     if s.driver.kernel_module.value is None:
         raise Unknown("whether the kernel module is loaded is unknown")
     if s.driver.kernel_module.value != "not-loaded" or not _userspace_installed(s):
         return
     if s.system.wsl.value or _in_container(s):
         return
-    yield module_not_loaded.rule.finding(
+    yield module_not_loaded.finding(
         "NVIDIA driver installed but its kernel module is not loaded",
         evidence=[ev("driver.kernel_module", s.driver.kernel_module), ev("driver.nvml", s.driver.nvml),
                   ev("driver.libcuda", s.driver.libcuda)],
@@ -82,8 +83,8 @@ def module_not_loaded(s: Snapshot, m):
 
 
 @rule("GD103", "nouveau-loaded", "no-driver", Severity.ERROR,
-      "The open-source nouveau driver is loaded and blocks the NVIDIA driver.", FAMILY)
-def nouveau(s: Snapshot, m):
+      "The open-source nouveau driver is loaded and blocks the NVIDIA driver.", FAMILY, since="0.1.0")
+def nouveau(s: Snapshot, m: Matrices) -> Findings:
     if s.driver.nouveau_loaded.value is None:
         raise Unknown("whether nouveau is loaded is unknown")
     if not s.driver.nouveau_loaded.value:
@@ -91,7 +92,7 @@ def nouveau(s: Snapshot, m):
     rebuild = "sudo dracut --force" if s.system.os_release.value and any(
         k in s.system.os_release.value.lower() for k in ("red hat", "rocky", "alma", "fedora", "centos")) \
         else "sudo update-initramfs -u"
-    yield nouveau.rule.finding(
+    yield nouveau.finding(
         "nouveau is loaded: the NVIDIA driver cannot bind the GPU",
         evidence=[ev("driver.nouveau_loaded", s.driver.nouveau_loaded)],
         fix=Fix("Blacklist nouveau, rebuild the initramfs and reboot; then install or load the NVIDIA driver.",
@@ -101,13 +102,13 @@ def nouveau(s: Snapshot, m):
 
 
 @rule("GD104", "nvml-driver-library-mismatch", "driver-library-mismatch", Severity.ERROR,
-      "NVML reports 'Driver/library version mismatch': the driver was upgraded without a reboot.", FAMILY)
-def rm_mismatch(s: Snapshot, m):
+      "NVML reports 'Driver/library version mismatch': the driver was upgraded without a reboot.", FAMILY, since="0.1.0")
+def rm_mismatch(s: Snapshot, m: Matrices) -> Findings:
     if s.driver.nvml.value is None:
         raise Unknown("NVML was not queried")
     if s.driver.nvml.value != "LibRmVersionMismatch":
         return
-    yield rm_mismatch.rule.finding(
+    yield rm_mismatch.finding(
         "Driver/library version mismatch: the loaded kernel module is older than the installed libraries",
         evidence=[ev("driver.nvml", s.driver.nvml), ev("driver.version", s.driver.version)],
         fix=Fix("The user-space driver was upgraded but the old kernel module is still loaded. Reboot; or, "
@@ -118,8 +119,8 @@ def rm_mismatch(s: Snapshot, m):
 
 
 @rule("GD105", "cuinit-failed", "hardware-health", Severity.ERROR,
-      "NVML or the kernel module work, but cuInit fails: CUDA programs cannot start.", FAMILY)
-def cuinit_failed(s: Snapshot, m):
+      "NVML or the kernel module work, but cuInit fails: CUDA programs cannot start.", FAMILY, since="0.1.0")
+def cuinit_failed(s: Snapshot, m: Matrices) -> Findings:
     code = s.driver.cuinit.value
     if code is None:
         raise Unknown("cuInit was not tried")
@@ -129,7 +130,7 @@ def cuinit_failed(s: Snapshot, m):
 
     err = cuerrors.describe(code)
     category = CUINIT_CATEGORY.get(code, "hardware-health")
-    yield cuinit_failed.rule.finding(
+    yield cuinit_failed.finding(
         f"cuInit(0) fails with {cuerrors.label(code)}" + (" although NVML works" if s.driver.nvml.value == "ok" else ""),
         category=category,
         evidence=[ev("driver.cuinit", s.driver.cuinit), ev("driver.nvml", s.driver.nvml),
@@ -139,13 +140,13 @@ def cuinit_failed(s: Snapshot, m):
 
 
 @rule("GD106", "driver-sees-no-gpu", "no-driver", Severity.ERROR,
-      "The driver is loaded but reports no GPU.", FAMILY)
-def no_gpu(s: Snapshot, m):
+      "The driver is loaded but reports no GPU.", FAMILY, since="0.1.0")
+def no_gpu(s: Snapshot, m: Matrices) -> Findings:
     if s.gpus is None or s.driver.nvml.value != "ok":
         raise Unknown("NVML's device list is unknown")
     if s.gpus:
         return
-    yield no_gpu.rule.finding(
+    yield no_gpu.finding(
         "NVML works but lists no GPU",
         evidence=[ev("driver.nvml", s.driver.nvml), ev_value("gpus", 0, "nvml")],
         fix=Fix("The GPU may have fallen off the bus (Xid 79) or be held by vfio-pci; check the kernel log "
@@ -155,15 +156,15 @@ def no_gpu(s: Snapshot, m):
 
 
 @rule("GD107", "driver-branch-end-of-life", "info", Severity.INFO,
-      "The driver branch has reached its end of life.", FAMILY)
-def branch_eol(s: Snapshot, m):
+      "The driver branch has reached its end of life.", FAMILY, since="0.1.0")
+def branch_eol(s: Snapshot, m: Matrices) -> Findings:
     version = s.driver.version.value
     if not version or not s.created:
         raise Unknown("the driver version or the snapshot date is unknown")
     branch = version.split(".", 1)[0]
     for row in m.driver_branches:
         if str(row.branch) == branch and row.end_of_life and row.end_of_life < s.created[:7]:
-            yield branch_eol.rule.finding(
+            yield branch_eol.finding(
                 f"Driver branch R{branch} reached end of life in {row.end_of_life}",
                 evidence=[ev("driver.version", s.driver.version),
                           ev_value("driver_branch.end_of_life", row.end_of_life, row.source)],
@@ -174,8 +175,8 @@ def branch_eol(s: Snapshot, m):
 
 @rule("GD108", "driver-cannot-run-gpu-architecture", "driver-too-old-for-runtime", Severity.ERROR,
       "The driver branch does not support this GPU's architecture: too old for it, or past its last branch.",
-      FAMILY)
-def arch_driver(s: Snapshot, m):
+      FAMILY, since="0.1.0")
+def arch_driver(s: Snapshot, m: Matrices) -> Findings:
     version = s.driver.version.value
     if not version:
         raise Unknown("the driver version is unknown")
@@ -201,7 +202,7 @@ def arch_driver(s: Snapshot, m):
                 if too_old else
                 f"Install a driver of branch R{branch} (the last one for this GPU), or move the workload "
                 "to a newer GPU.")
-        yield arch_driver.rule.finding(
+        yield arch_driver.finding(
             f"Driver {version} cannot run {gpu_label(g)}: {verdict.text}",
             evidence=[gpu_evidence(g), ev("driver.version", s.driver.version),
                       ev_value("arch_driver", verdict.need, verdict.source)],
@@ -209,3 +210,15 @@ def arch_driver(s: Snapshot, m):
         )
     if not judged:
         raise Unknown("no GPU with a known compute capability and architecture row")
+
+
+RULES: tuple[Rule, ...] = (
+    no_driver,
+    module_not_loaded,
+    nouveau,
+    rm_mismatch,
+    cuinit_failed,
+    no_gpu,
+    branch_eol,
+    arch_driver,
+)

@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 from gpudoctor.findings import Fix
+from gpudoctor.matrices import Matrices
 from gpudoctor.snapshot import Framework, Snapshot
 
 
-def reinstall_fix(s: Snapshot, m, fw: Framework, why: str) -> Fix:
+def reinstall_fix(s: Snapshot, m: Matrices, fw: Framework, why: str) -> Fix:
     """A Fix whose commands install a build of `fw` that works on this machine."""
     # Imported here: the install engine is needed only when a rule fires, and it
     # always ships with gpudoctor.

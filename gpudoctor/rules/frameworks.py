@@ -6,9 +6,10 @@ import re
 import shlex
 
 from gpudoctor.findings import Fix, Severity
+from gpudoctor.matrices import Matrices
 from gpudoctor.rules.common import ev, ev_value, fw_label, need_frameworks
 from gpudoctor.rules.fixes import reinstall_fix
-from gpudoctor.rules.registry import Unknown, rule
+from gpudoctor.rules.rule import Findings, Rule, Unknown, rule
 from gpudoctor.snapshot import Framework, Snapshot
 from gpudoctor.versions import parse_numeric, python_version
 
@@ -26,8 +27,8 @@ def _gpus_present(s: Snapshot) -> bool | None:
 
 
 @rule("GD501", "cpu-only-build", "cpu-only-build", Severity.ERROR,
-      "A CPU-only framework build is installed (on a GPU machine it will never use the GPUs).", FAMILY)
-def cpu_only(s: Snapshot, m):
+      "A CPU-only framework build is installed (on a GPU machine it will never use the GPUs).", FAMILY, since="0.1.0")
+def cpu_only(s: Snapshot, m: Matrices) -> Findings:
     present = _gpus_present(s)
     for fw in need_frameworks(s):
         if fw.build.value != "cpu":
@@ -36,7 +37,7 @@ def cpu_only(s: Snapshot, m):
         where = ("this machine has NVIDIA GPUs" if present else
                  "no NVIDIA GPU or driver was found, so it is all this machine can use now" if present is False
                  else "whether this machine has GPUs is unknown")
-        yield cpu_only.rule.finding(
+        yield cpu_only.finding(
             f"{fw_label(fw)} is a CPU-only build; {where}", severity=severity, subject=fw.name,
             evidence=[ev(f"{fw.name}.build", fw.build), ev(f"{fw.name}.version", fw.version)],
             fix=reinstall_fix(s, m, fw, "Install a CUDA build (a CPU wheel came from the CPU index, "
@@ -45,11 +46,11 @@ def cpu_only(s: Snapshot, m):
 
 
 @rule("GD502", "rocm-build-on-nvidia", "framework-cuda-mismatch", Severity.ERROR,
-      "A ROCm (AMD) framework build is installed on a machine with NVIDIA GPUs.", FAMILY)
-def rocm_on_nvidia(s: Snapshot, m):
+      "A ROCm (AMD) framework build is installed on a machine with NVIDIA GPUs.", FAMILY, since="0.1.0")
+def rocm_on_nvidia(s: Snapshot, m: Matrices) -> Findings:
     for fw in need_frameworks(s):
         if fw.build.value == "rocm" and s.gpus:
-            yield rocm_on_nvidia.rule.finding(
+            yield rocm_on_nvidia.finding(
                 f"{fw_label(fw)} is a ROCm build; the GPUs here are NVIDIA", subject=fw.name,
                 evidence=[ev(f"{fw.name}.build", fw.build), ev_value("gpus[0].name", s.gpus[0].name, s.gpus[0].source)],
                 fix=reinstall_fix(s, m, fw, "ROCm builds drive AMD GPUs only."),
@@ -59,27 +60,27 @@ def rocm_on_nvidia(s: Snapshot, m):
 _GPU_LIBRARIES = {"cudf": "rapids", "cuml": "rapids", "cugraph": "rapids"}
 
 
-def _python_range(m, fw: Framework):
+def _python_range(m: Matrices, fw: Framework) -> tuple[str | None, str | None, str] | None:
     if not fw.version.known:
         return None
+    version = str(fw.version.value)  # known, checked above
     if fw.name in _GPU_LIBRARIES:
         from gpudoctor.matrices import companion_queries as q  # noqa: PLC0415 - RAPIDS only
 
         major = parse_numeric((fw.cuda.value or "").replace(".x", ""))
-        version = str(fw.version.value)  # known, checked above
         lo = q.gpu_library_need(m, _GPU_LIBRARIES[fw.name], version, major[0] if major else None,
                                 "python_min")
         hi = q.gpu_library_need(m, _GPU_LIBRARIES[fw.name], version, major[0] if major else None,
                                 "python_max")
         return (lo[0], hi[0], lo[1]) if lo and hi else None
-    rel = (m.torch_release(fw.version.value) if fw.name == "torch" else
-           m.tensorflow_release(fw.version.value) if fw.name == "tensorflow" else None)
+    rel = (m.torch_release(version) if fw.name == "torch" else
+           m.tensorflow_release(version) if fw.name == "tensorflow" else None)
     return (rel.python_min, rel.python_max, rel.source) if rel else None
 
 
 @rule("GD503", "python-not-supported-by-release", "python-version-unsupported", Severity.WARNING,
-      "The Python version is outside the range the framework release supports.", FAMILY)
-def python_unsupported(s: Snapshot, m):
+      "The Python version is outside the range the framework release supports.", FAMILY, since="0.1.0")
+def python_unsupported(s: Snapshot, m: Matrices) -> Findings:
     py = python_version(s.system.python.value)
     if py is None:
         raise Unknown("the target Python version is unknown")
@@ -92,7 +93,7 @@ def python_unsupported(s: Snapshot, m):
         assert lo_py is not None and hi_py is not None  # required "X.Y" fields of every row that has them
         if lo_py <= py <= hi_py:
             continue
-        yield python_unsupported.rule.finding(
+        yield python_unsupported.finding(
             f"{fw_label(fw)} supports Python {lo}–{hi}; this is Python {s.system.python.value}",
             subject=fw.name,
             evidence=[ev("system.python", s.system.python), ev_value(f"{fw.name}.python_range", f"{lo}–{hi}", source)],
@@ -103,15 +104,15 @@ def python_unsupported(s: Snapshot, m):
 
 
 @rule("GD504", "framework-newer-than-data", "info", Severity.INFO,
-      "A framework release is newer than gpudoctor's matrices know.", FAMILY)
-def newer_than_data(s: Snapshot, m):
+      "A framework release is newer than gpudoctor's matrices know.", FAMILY, since="0.1.0")
+def newer_than_data(s: Snapshot, m: Matrices) -> Findings:
     for fw in need_frameworks(s):
         if not fw.version.known or fw.name not in ("torch", "tensorflow", "jax", "cupy"):
             continue
         if not m.is_newer_than_known(fw.name, str(fw.version.value).split("+")[0]):  # known
             continue
         newest = m.newest_known(fw.name)
-        yield newer_than_data.rule.finding(
+        yield newer_than_data.finding(
             f"{fw_label(fw)} is newer than the newest {fw.name} in gpudoctor's data ({newest}); "
             "its verdicts use what the build itself records",
             subject=fw.name, evidence=[ev(f"{fw.name}.version", fw.version),
@@ -149,13 +150,13 @@ def _deep(s: Snapshot):
 
 
 @rule("GD505", "framework-import-failed", "library-conflict", Severity.ERROR,
-      "Importing a framework in the target interpreter fails.", FAMILY)
-def import_failed(s: Snapshot, m):
+      "Importing a framework in the target interpreter fails.", FAMILY, since="0.1.0")
+def import_failed(s: Snapshot, m: Matrices) -> Findings:
     for fw in _deep(s):
         if fw.deep.imported:
             continue
         why = "timed out" if fw.deep.timed_out else (fw.deep.error or "failed")
-        yield import_failed.rule.finding(
+        yield import_failed.finding(
             f"import {fw.name} {why.splitlines()[-1][:200] if why else ''}".rstrip(),
             category=_category(fw.deep.error), subject=fw.name,
             evidence=[ev_value(f"{fw.name}.deep.error", why, "import in the target interpreter")],
@@ -164,14 +165,14 @@ def import_failed(s: Snapshot, m):
 
 
 @rule("GD506", "cuda-not-available", "framework-cuda-mismatch", Severity.ERROR,
-      "A CUDA build imports but reports CUDA unavailable although GPUs are present.", FAMILY)
-def not_available(s: Snapshot, m):
+      "A CUDA build imports but reports CUDA unavailable although GPUs are present.", FAMILY, since="0.1.0")
+def not_available(s: Snapshot, m: Matrices) -> Findings:
     for fw in _deep(s):
         if not fw.deep.imported or fw.build.value != "cuda" or fw.deep.is_available is not False:
             continue
         if not s.gpus:
             continue  # no GPU: GD101/GD106 already say why
-        yield not_available.rule.finding(
+        yield not_available.finding(
             f"{fw_label(fw)} says CUDA is not available" + (f": {fw.deep.error}" if fw.deep.error else ""),
             category=_category(fw.deep.error), subject=fw.name,
             evidence=[ev_value(f"{fw.name}.deep.is_available", False,
@@ -184,13 +185,13 @@ def not_available(s: Snapshot, m):
 
 
 @rule("GD507", "gpu-op-failed", "framework-cuda-mismatch", Severity.ERROR,
-      "A tiny operation on a GPU failed when the framework was imported (--deep).", FAMILY)
-def op_failed(s: Snapshot, m):
+      "A tiny operation on a GPU failed when the framework was imported (--deep).", FAMILY, since="0.1.0")
+def op_failed(s: Snapshot, m: Matrices) -> Findings:
     for fw in _deep(s):
         for i, result in enumerate(fw.deep.op_results):
             if result == "ok":
                 continue
-            yield op_failed.rule.finding(
+            yield op_failed.finding(
                 f"{fw.name} on cuda:{i}: {result.splitlines()[-1][:200] if result else 'failed'}",
                 category=_category(result), subject=f"cuda:{i} × {fw.name}",
                 evidence=[ev_value(f"{fw.name}.deep.op_results[{i}]", result, "tiny op in the target interpreter")],
@@ -200,15 +201,15 @@ def op_failed(s: Snapshot, m):
 
 
 @rule("GD508", "tensorflow-gpu-on-native-windows", "cpu-only-build", Severity.ERROR,
-      "TensorFlow 2.11 and newer has no GPU support on native Windows.", FAMILY)
-def tf_windows(s: Snapshot, m):
+      "TensorFlow 2.11 and newer has no GPU support on native Windows.", FAMILY, since="0.1.0")
+def tf_windows(s: Snapshot, m: Matrices) -> Findings:
     tf = s.framework("tensorflow")
     if tf is None or not tf.version.known:
         return
     if s.system.os.value != "windows":
         return
     if (parse_numeric(tf.version.value) or ()) >= (2, 11):
-        yield tf_windows.rule.finding(
+        yield tf_windows.finding(
             f"TensorFlow {tf.version.value} on native Windows runs on the CPU only", subject="tensorflow",
             evidence=[ev("tensorflow.version", tf.version), ev("system.os", s.system.os)],
             fix=Fix("Use WSL2 (pip install tensorflow[and-cuda] inside it), or TensorFlow 2.10 on native Windows.",
@@ -232,3 +233,15 @@ def _explain_fix(why: str, name: str) -> Fix:
 
 def _quote(text: str) -> str:
     return shlex.quote(text[:200])
+
+
+RULES: tuple[Rule, ...] = (
+    cpu_only,
+    rocm_on_nvidia,
+    python_unsupported,
+    newer_than_data,
+    import_failed,
+    not_available,
+    op_failed,
+    tf_windows,
+)

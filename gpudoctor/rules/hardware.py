@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpudoctor.findings import Fix, Severity
+from gpudoctor.matrices import Matrices
 from gpudoctor.rules.common import (
     ev,
     ev_value,
@@ -11,7 +12,7 @@ from gpudoctor.rules.common import (
     gpu_label,
     need_gpus,
 )
-from gpudoctor.rules.registry import Unknown, rule
+from gpudoctor.rules.rule import Findings, Rule, Unknown, rule
 from gpudoctor.snapshot import Gpu, Snapshot
 
 FAMILY = "hardware"
@@ -24,11 +25,11 @@ def _all_gpus(s: Snapshot) -> tuple[Gpu, ...]:
 
 
 @rule("GD601", "mig-enabled", "info", Severity.INFO,
-      "MIG mode is on: CUDA programs see MIG instances, not the whole GPU.", FAMILY)
-def mig(s: Snapshot, m):
+      "MIG mode is on: CUDA programs see MIG instances, not the whole GPU.", FAMILY, since="0.1.0")
+def mig(s: Snapshot, m: Matrices) -> Findings:
     for g in _all_gpus(s):
         if g.mig_mode:
-            yield mig.rule.finding(
+            yield mig.finding(
                 f"{gpu_label(g)} has MIG enabled", subject=f"GPU {g.index}",
                 evidence=[ev_value(f"gpus[{g.index}].mig_mode", True, g.source)],
                 fix=Fix("Select a MIG instance by its UUID (one per process for most frameworks); disable MIG to use "
@@ -38,14 +39,14 @@ def mig(s: Snapshot, m):
 
 
 @rule("GD602", "persistence-mode-off", "performance", Severity.INFO,
-      "Persistence mode is off on a data-center GPU: every CUDA start pays the driver's initialisation.", FAMILY)
-def persistence(s: Snapshot, m):
+      "Persistence mode is off on a data-center GPU: every CUDA start pays the driver's initialisation.", FAMILY, since="0.1.0")
+def persistence(s: Snapshot, m: Matrices) -> Findings:
     if s.system.os.value not in (None, "linux"):
         return
     for g in _all_gpus(s):
         model = m.gpu(g.name, memory_gb=g.memory_total_mib / 1024 if g.memory_total_mib else None)
         if g.persistence_mode is False and model is not None and model.segment == "data-center":
-            yield persistence.rule.finding(
+            yield persistence.finding(
                 f"{gpu_label(g)}: persistence mode is off", subject=f"GPU {g.index}",
                 evidence=[ev_value(f"gpus[{g.index}].persistence_mode", False, g.source)],
                 fix=Fix("Without a persistence daemon the driver tears the GPU state down when the last client "
@@ -55,11 +56,11 @@ def persistence(s: Snapshot, m):
 
 
 @rule("GD603", "pcie-link-width-degraded", "hardware-health", Severity.WARNING,
-      "A GPU's PCIe link runs narrower than it can (x8 instead of x16): a seating, riser or slot problem.", FAMILY)
-def pcie_width(s: Snapshot, m):
+      "A GPU's PCIe link runs narrower than it can (x8 instead of x16): a seating, riser or slot problem.", FAMILY, since="0.1.0")
+def pcie_width(s: Snapshot, m: Matrices) -> Findings:
     for g in _all_gpus(s):
         if g.pcie_width_current and g.pcie_width_max and g.pcie_width_current < g.pcie_width_max:
-            yield pcie_width.rule.finding(
+            yield pcie_width.finding(
                 f"{gpu_label(g)}: PCIe link x{g.pcie_width_current} of x{g.pcie_width_max}", subject=f"GPU {g.index}",
                 evidence=[ev_value(f"gpus[{g.index}].pcie_width", f"x{g.pcie_width_current} of x{g.pcie_width_max}",
                                    g.source)],
@@ -70,11 +71,11 @@ def pcie_width(s: Snapshot, m):
 
 
 @rule("GD604", "pcie-link-generation-low", "performance", Severity.INFO,
-      "A GPU's PCIe link runs at a lower generation than it can (normal at idle, a problem under load).", FAMILY)
-def pcie_gen(s: Snapshot, m):
+      "A GPU's PCIe link runs at a lower generation than it can (normal at idle, a problem under load).", FAMILY, since="0.1.0")
+def pcie_gen(s: Snapshot, m: Matrices) -> Findings:
     for g in _all_gpus(s):
         if g.pcie_gen_current and g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max:
-            yield pcie_gen.rule.finding(
+            yield pcie_gen.finding(
                 f"{gpu_label(g)}: PCIe Gen{g.pcie_gen_current} of Gen{g.pcie_gen_max}", subject=f"GPU {g.index}",
                 evidence=[ev_value(f"gpus[{g.index}].pcie_gen", f"{g.pcie_gen_current} of {g.pcie_gen_max}", g.source)],
                 fix=Fix("GPUs lower the link generation when idle to save power; this matters only if it stays low "
@@ -84,8 +85,8 @@ def pcie_gen(s: Snapshot, m):
 
 
 @rule("GD605", "ecc-errors", "hardware-health", Severity.WARNING,
-      "Uncorrectable ECC errors, or retired pages / remapped rows pending a reset.", FAMILY)
-def ecc(s: Snapshot, m):
+      "Uncorrectable ECC errors, or retired pages / remapped rows pending a reset.", FAMILY, since="0.1.0")
+def ecc(s: Snapshot, m: Matrices) -> Findings:
     for g in _all_gpus(s):
         problems = []
         if g.ecc_uncorrected_volatile:
@@ -98,7 +99,7 @@ def ecc(s: Snapshot, m):
             problems.append("a row remapping failed")
         if not problems:
             continue
-        yield ecc.rule.finding(
+        yield ecc.finding(
             f"{gpu_label(g)}: " + "; ".join(problems), subject=f"GPU {g.index}",
             severity=Severity.ERROR if g.remapped_rows_failure else Severity.WARNING,
             evidence=[ev_value(f"gpus[{g.index}].ecc", "; ".join(problems), g.source)],
@@ -115,8 +116,8 @@ BAD_THROTTLE = {"hw_slowdown", "hw_thermal_slowdown", "sw_thermal_slowdown", "hw
 
 
 @rule("GD606", "clocks-throttled", "performance", Severity.WARNING,
-      "A GPU's clocks are held down by heat, power limits or a hardware slowdown signal.", FAMILY)
-def throttled(s: Snapshot, m):
+      "A GPU's clocks are held down by heat, power limits or a hardware slowdown signal.", FAMILY, since="0.1.0")
+def throttled(s: Snapshot, m: Matrices) -> Findings:
     for g in _all_gpus(s):
         bad = sorted(set(g.throttle_reasons or ()) & BAD_THROTTLE)
         if not bad:
@@ -124,7 +125,7 @@ def throttled(s: Snapshot, m):
         # A power cap while idle is harmless; at load it is what the user should know about.
         if bad == ["sw_power_cap"] and (g.memory_used_mib or 0) < 1024:
             continue
-        yield throttled.rule.finding(
+        yield throttled.finding(
             f"{gpu_label(g)} is throttled: {', '.join(bad)}", subject=f"GPU {g.index}",
             evidence=[ev_value(f"gpus[{g.index}].throttle_reasons", ", ".join(bad), g.source)],
             fix=Fix("Thermal: check airflow, fans and inlet temperature. Power: check the power limit and PSU "
@@ -134,8 +135,8 @@ def throttled(s: Snapshot, m):
 
 
 @rule("GD607", "container-without-gpu", "container-no-gpu", Severity.ERROR,
-      "Inside a container with no NVIDIA device passed in.", FAMILY)
-def container(s: Snapshot, m):
+      "Inside a container with no NVIDIA device passed in.", FAMILY, since="0.1.0")
+def container(s: Snapshot, m: Matrices) -> Findings:
     kind = s.system.container.value
     if kind is None:
         raise Unknown("container detection did not run")
@@ -146,7 +147,7 @@ def container(s: Snapshot, m):
     # works is the host's (a paste that shows the host's nvidia-smi beside the container).
     if nodes or (nodes is None and s.driver.nvml.value == "ok"):
         return
-    yield container.rule.finding(
+    yield container.finding(
         f"No NVIDIA driver or GPU visible: this {kind} container was started without GPU access",
         evidence=[ev("system.container", s.system.container), ev("system.gpu_device_nodes", s.system.gpu_device_nodes),
                   ev("driver.nvml", s.driver.nvml)],
@@ -161,15 +162,15 @@ def container(s: Snapshot, m):
 
 
 @rule("GD608", "wsl-linux-driver-installed", "wsl", Severity.ERROR,
-      "A Linux NVIDIA driver is installed inside WSL2, where only the Windows driver may provide libcuda.", FAMILY)
-def wsl_linux_driver(s: Snapshot, m):
+      "A Linux NVIDIA driver is installed inside WSL2, where only the Windows driver may provide libcuda.", FAMILY, since="0.1.0")
+def wsl_linux_driver(s: Snapshot, m: Matrices) -> Findings:
     if s.system.wsl.value is None:
         raise Unknown("WSL detection did not run")
     if not s.system.wsl.value:
         return
     lib = s.driver.libcuda.value or ""
     if s.driver.kernel_module.value in ("open", "proprietary", "loaded") or (lib and not lib.startswith("/usr/lib/wsl/")):
-        yield wsl_linux_driver.rule.finding(
+        yield wsl_linux_driver.finding(
             "A Linux NVIDIA driver is installed inside WSL2", evidence=[
                 ev("driver.libcuda", s.driver.libcuda), ev("driver.kernel_module", s.driver.kernel_module)],
             fix=Fix("Under WSL2 the Windows driver provides /usr/lib/wsl/lib/libcuda.so.1; a Linux driver inside "
@@ -180,12 +181,12 @@ def wsl_linux_driver(s: Snapshot, m):
 
 
 @rule("GD609", "wsl-without-libcuda", "wsl", Severity.ERROR,
-      "WSL2 without the Windows driver's libcuda: the Windows NVIDIA driver is missing or too old.", FAMILY)
-def wsl_no_libcuda(s: Snapshot, m):
+      "WSL2 without the Windows driver's libcuda: the Windows NVIDIA driver is missing or too old.", FAMILY, since="0.1.0")
+def wsl_no_libcuda(s: Snapshot, m: Matrices) -> Findings:
     if s.system.wsl.value is None:
         raise Unknown("WSL detection did not run")
     if s.system.wsl.value and not s.system.wsl_libcuda.known:
-        yield wsl_no_libcuda.rule.finding(
+        yield wsl_no_libcuda.finding(
             "WSL2 has no /usr/lib/wsl/lib/libcuda.so.1", evidence=[ev("system.wsl_libcuda", s.system.wsl_libcuda)],
             fix=Fix("Install a current NVIDIA driver on Windows (not inside WSL), then restart WSL.",
                     ("# Windows: https://www.nvidia.com/Download/index.aspx", "wsl --shutdown", "wsl --update")),
@@ -193,11 +194,11 @@ def wsl_no_libcuda(s: Snapshot, m):
 
 
 @rule("GD610", "cuda-visible-devices-hides-all", "info", Severity.WARNING,
-      "CUDA_VISIBLE_DEVICES hides every GPU from CUDA programs.", FAMILY)
-def hides_all(s: Snapshot, m):
+      "CUDA_VISIBLE_DEVICES hides every GPU from CUDA programs.", FAMILY, since="0.1.0")
+def hides_all(s: Snapshot, m: Matrices) -> Findings:
     gpus = _all_gpus(s)
     if gpus and s.visibility.visible == ():
-        yield hides_all.rule.finding(
+        yield hides_all.finding(
             f"CUDA_VISIBLE_DEVICES={s.visibility.cuda_visible_devices!r} hides all {len(gpus)} GPUs",
             evidence=[ev_value("env.CUDA_VISIBLE_DEVICES", s.visibility.cuda_visible_devices, "environment")],
             fix=Fix("Unset it, or list GPU indices / UUIDs that exist (an invalid entry ends the list).",
@@ -207,11 +208,11 @@ def hides_all(s: Snapshot, m):
 
 @rule("GD611", "device-order-differs", "info", Severity.INFO,
       "Different GPU models without CUDA_DEVICE_ORDER=PCI_BUS_ID: CUDA's device 0 may not be nvidia-smi's GPU 0.",
-      FAMILY)
-def device_order(s: Snapshot, m):
+      FAMILY, since="0.1.0")
+def device_order(s: Snapshot, m: Matrices) -> Findings:
     gpus = need_gpus(s)
     if len({g.name for g in gpus}) > 1 and (s.visibility.cuda_device_order or "FASTEST_FIRST") != "PCI_BUS_ID":
-        yield device_order.rule.finding(
+        yield device_order.finding(
             "Mixed GPU models and CUDA_DEVICE_ORDER is not PCI_BUS_ID: CUDA numbers the fastest GPU first",
             evidence=[ev_value("gpus", ", ".join(f"{g.index}: {g.name}" for g in gpus), "nvml"),
                       ev_value("env.CUDA_DEVICE_ORDER", s.visibility.cuda_device_order or "(unset: FASTEST_FIRST)",
@@ -224,8 +225,8 @@ PRECISIONS = ("tf32", "bf16", "fp8")
 
 
 @rule("GD612", "precision-unsupported", "precision-unsupported", Severity.INFO,
-      "A GPU lacks a precision (TF32, BF16, FP8) in hardware; --require-precision makes it an error.", FAMILY)
-def precision(s: Snapshot, m):
+      "A GPU lacks a precision (TF32, BF16, FP8) in hardware; --require-precision makes it an error.", FAMILY, since="0.1.0")
+def precision(s: Snapshot, m: Matrices) -> Findings:
     for g in need_gpus(s):
         cc = gpu_cc(g)
         row = m.precision(cc) if cc else None
@@ -234,7 +235,7 @@ def precision(s: Snapshot, m):
         for p in PRECISIONS:
             if getattr(row, p):
                 continue
-            yield precision.rule.finding(
+            yield precision.finding(
                 f"{gpu_label(g)} has no hardware {p.upper()}", subject=f"GPU {g.index} {p}",
                 evidence=[gpu_evidence(g), ev_value(f"precision.{p}", False, row.source)],
                 fix=Fix(_PRECISION_ADVICE[p]),
@@ -250,12 +251,12 @@ _PRECISION_ADVICE = {
 
 
 @rule("GD613", "gpu-memory-in-use", "info", Severity.INFO,
-      "Other processes already hold most of a GPU's memory.", FAMILY)
-def memory_in_use(s: Snapshot, m):
+      "Other processes already hold most of a GPU's memory.", FAMILY, since="0.1.0")
+def memory_in_use(s: Snapshot, m: Matrices) -> Findings:
     for g in _all_gpus(s):
         if g.memory_total_mib and g.memory_used_mib and g.memory_used_mib > 0.5 * g.memory_total_mib:
             procs = ", ".join(f"{p.pid} ({p.name or '?'}, {p.used_memory_mib or '?'} MiB)" for p in g.processes or ())
-            yield memory_in_use.rule.finding(
+            yield memory_in_use.finding(
                 f"{gpu_label(g)}: {g.memory_used_mib} of {g.memory_total_mib} MiB already in use",
                 subject=f"GPU {g.index}",
                 evidence=[ev_value(f"gpus[{g.index}].memory_used_mib", g.memory_used_mib, g.source)]
@@ -264,3 +265,20 @@ def memory_in_use(s: Snapshot, m):
                         "keeps its memory) or pick another GPU.",
                         (f"nvidia-smi -i {g.index} --query-compute-apps=pid,process_name,used_memory --format=csv",)),
             )
+
+
+RULES: tuple[Rule, ...] = (
+    mig,
+    persistence,
+    pcie_width,
+    pcie_gen,
+    ecc,
+    throttled,
+    container,
+    wsl_linux_driver,
+    wsl_no_libcuda,
+    hides_all,
+    device_order,
+    precision,
+    memory_in_use,
+)

@@ -6,6 +6,7 @@ import posixpath
 
 
 from gpudoctor.findings import Fix, Severity
+from gpudoctor.matrices import Matrices
 from gpudoctor.rules.common import (
     cuda_frameworks,
     ev,
@@ -18,7 +19,7 @@ from gpudoctor.rules.common import (
     on_search_path,
 )
 from gpudoctor.rules.fixes import reinstall_fix
-from gpudoctor.rules.registry import Unknown, rule
+from gpudoctor.rules.rule import Findings, Rule, Unknown, rule
 from gpudoctor.snapshot import Framework, Library, Snapshot
 from gpudoctor.versions import compute_capability, parse_numeric
 
@@ -52,8 +53,8 @@ def cudnn_in_use(s: Snapshot, fw: Framework) -> tuple[str | None, str] | None:
 
 
 @rule("GD401", "cudnn-drops-gpu", "arch-dropped", Severity.ERROR,
-      "The cuDNN a framework uses does not support a GPU (cuDNN >= 9.11 needs sm_75 or newer).", FAMILY)
-def cudnn_drops_gpu(s: Snapshot, m):
+      "The cuDNN a framework uses does not support a GPU (cuDNN >= 9.11 needs sm_75 or newer).", FAMILY, since="0.1.0")
+def cudnn_drops_gpu(s: Snapshot, m: Matrices) -> Findings:
     gpus = need_gpus(s)
     for fw in cuda_frameworks(s):
         used = cudnn_in_use(s, fw)
@@ -69,7 +70,7 @@ def cudnn_drops_gpu(s: Snapshot, m):
             cc = gpu_cc(g)
             if cc is None or cc >= min_cc:
                 continue
-            yield cudnn_drops_gpu.rule.finding(
+            yield cudnn_drops_gpu.finding(
                 f"cuDNN {version} (used by {fw_label(fw)}) supports sm_{min_cc.major}{min_cc.minor}+; "
                 f"{gpu_label(g)} is older: convolutions fail at first use",
                 subject=f"GPU {g.index} × {fw.name}",
@@ -81,8 +82,8 @@ def cudnn_drops_gpu(s: Snapshot, m):
 
 
 @rule("GD402", "cudnn-version-mismatch", "cudnn-version-mismatch", Severity.ERROR,
-      "The cuDNN a framework loads differs from the one it was built for.", FAMILY)
-def cudnn_mismatch(s: Snapshot, m):
+      "The cuDNN a framework loads differs from the one it was built for.", FAMILY, since="0.1.0")
+def cudnn_mismatch(s: Snapshot, m: Matrices) -> Findings:
     if s.frameworks is None:
         raise Unknown("frameworks were not probed")
     for fw in cuda_frameworks(s):
@@ -97,7 +98,7 @@ def cudnn_mismatch(s: Snapshot, m):
         if not b or not h or h[:len(b)] == b[:len(h)]:
             continue
         incompatible = b[0] != h[0] or h[:2] < b[:2]
-        yield cudnn_mismatch.rule.finding(
+        yield cudnn_mismatch.finding(
             f"{fw_label(fw)} was built for cuDNN {built} but gets cuDNN {have}"
             + ("" if incompatible else " (newer minor: usually works, untested by the framework)"),
             severity=Severity.ERROR if incompatible else Severity.WARNING, subject=fw.name,
@@ -133,8 +134,8 @@ def _cudnn_wheel(s: Snapshot, fw: Framework) -> str:
 
 
 @rule("GD403", "cudnn-shadowed", "library-conflict", Severity.WARNING,
-      "A cuDNN on LD_LIBRARY_PATH can shadow the one a framework ships.", FAMILY)
-def cudnn_shadowed(s: Snapshot, m):
+      "A cuDNN on LD_LIBRARY_PATH can shadow the one a framework ships.", FAMILY, since="0.1.0")
+def cudnn_shadowed(s: Snapshot, m: Matrices) -> Findings:
     if s.cudnn is None:
         raise Unknown("cuDNN installations were not probed")
     for fw in cuda_frameworks(s):
@@ -142,7 +143,7 @@ def cudnn_shadowed(s: Snapshot, m):
         wheel_dirs = [lib.path for lib in _pip_libs(s, "cudnn")]
         foreign = [p for p in loaded if wheel_dirs and not any(p.startswith(d) for d in wheel_dirs)]
         if foreign:
-            yield cudnn_shadowed.rule.finding(
+            yield cudnn_shadowed.finding(
                 f"{fw_label(fw)} loaded cuDNN from {posixpath.dirname(foreign[0])}, not from its own wheel",
                 severity=Severity.ERROR, subject=fw.name,
                 evidence=[ev_value(f"{fw.name}.loaded_libraries", foreign[0], "/proc/self/maps (--deep)"),
@@ -157,7 +158,7 @@ def cudnn_shadowed(s: Snapshot, m):
             v = _ver(lib.version)
             if (lib.ld_library_path or lib.kind == "ld-library-path") and v and own and v[0] == own[0] and v[:3] != own[:3]:
                 shipped = _pip_libs(s, "cudnn")[0].version
-                yield cudnn_shadowed.rule.finding(
+                yield cudnn_shadowed.finding(
                     f"LD_LIBRARY_PATH has cuDNN {lib.version} ({lib.path}); {fw_label(fw)} ships {shipped}",
                     subject=fw.name,
                     evidence=[ev_value("cudnn.ld_library_path", f"{lib.version} at {lib.path}", lib.source)],
@@ -174,8 +175,8 @@ def _shadow_fix() -> Fix:
 
 
 @rule("GD404", "cudnn-missing", "cudnn-missing", Severity.ERROR,
-      "A framework built for CUDA finds no cuDNN of the major it needs.", FAMILY)
-def cudnn_missing(s: Snapshot, m):
+      "A framework built for CUDA finds no cuDNN of the major it needs.", FAMILY, since="0.1.0")
+def cudnn_missing(s: Snapshot, m: Matrices) -> Findings:
     if s.cudnn is None:
         raise Unknown("cuDNN installations were not probed")
     for fw in cuda_frameworks(s):
@@ -185,7 +186,7 @@ def cudnn_missing(s: Snapshot, m):
         if need is None or any(_ver(lib.version)[:1] == (need,) for lib in s.cudnn):
             continue
         pkg = f"{_cudnn_wheel(s, fw)}=={fw.cudnn.value}" if fw.name == "torch" else _cudnn_wheel(s, fw)
-        yield cudnn_missing.rule.finding(
+        yield cudnn_missing.finding(
             f"{fw_label(fw)} needs cuDNN {need}.x and none was found",
             subject=fw.name, evidence=[ev(f"{fw.name}.cudnn", fw.cudnn),
                                        ev_value("cudnn", "none found", "site-packages, CUDA_HOME, LD_LIBRARY_PATH, ldconfig")],
@@ -195,8 +196,8 @@ def cudnn_missing(s: Snapshot, m):
 
 
 @rule("GD405", "several-cudnn-same-major", "library-conflict", Severity.WARNING,
-      "Several cuDNN versions of one major are on the global library path.", FAMILY)
-def several_cudnn(s: Snapshot, m):
+      "Several cuDNN versions of one major are on the global library path.", FAMILY, since="0.1.0")
+def several_cudnn(s: Snapshot, m: Matrices) -> Findings:
     if s.cudnn is None:
         raise Unknown("cuDNN installations were not probed")
     shared = [lib for lib in s.cudnn if on_search_path(lib) and _ver(lib.version)]  # "linux": no version
@@ -206,7 +207,7 @@ def several_cudnn(s: Snapshot, m):
     for major, libs in sorted(by_major.items()):
         if len({_ver(lib.version)[:3] for lib in libs}) < 2:
             continue
-        yield several_cudnn.rule.finding(
+        yield several_cudnn.finding(
             f"{len(libs)} different cuDNN {major}.x versions are on the library search path",
             evidence=[ev_value("cudnn", f"{lib.version} at {lib.path}", lib.source) for lib in libs],
             fix=Fix("Keep one cuDNN per major on the search path; which one loads otherwise depends on order.",
@@ -215,8 +216,8 @@ def several_cudnn(s: Snapshot, m):
 
 
 @rule("GD406", "nccl-version-mismatch", "library-conflict", Severity.WARNING,
-      "The NCCL wheel installed differs from the one a framework pins.", FAMILY)
-def nccl_mismatch(s: Snapshot, m):
+      "The NCCL wheel installed differs from the one a framework pins.", FAMILY, since="0.1.0")
+def nccl_mismatch(s: Snapshot, m: Matrices) -> Findings:
     if s.nccl is None:
         raise Unknown("NCCL installations were not probed")
     for fw in cuda_frameworks(s):
@@ -224,7 +225,7 @@ def nccl_mismatch(s: Snapshot, m):
         for lib in _pip_libs(s, "nccl"):
             have = _ver(lib.version)
             if pins and have and have[:len(pins)] != pins[:len(have)]:
-                yield nccl_mismatch.rule.finding(
+                yield nccl_mismatch.finding(
                     f"{fw_label(fw)} pins NCCL {fw.nccl.value}; the environment has NCCL {lib.version}",
                     subject=fw.name, evidence=[ev(f"{fw.name}.nccl", fw.nccl),
                                                ev_value("nccl.installed", lib.version, lib.source)],
@@ -235,8 +236,8 @@ def nccl_mismatch(s: Snapshot, m):
 
 
 @rule("GD407", "frameworks-need-different-cudnn", "library-conflict", Severity.WARNING,
-      "Two frameworks in one environment need different cuDNN majors.", FAMILY)
-def frameworks_cudnn_majors(s: Snapshot, m):
+      "Two frameworks in one environment need different cuDNN majors.", FAMILY, since="0.1.0")
+def frameworks_cudnn_majors(s: Snapshot, m: Matrices) -> Findings:
     if s.frameworks is None:
         raise Unknown("frameworks were not probed")
     needs = [(fw, cudnn_major_needed(fw.cudnn.value)) for fw in cuda_frameworks(s) if fw.cudnn.known]
@@ -244,7 +245,7 @@ def frameworks_cudnn_majors(s: Snapshot, m):
     if len({major for _, major in needs}) < 2:
         return
     said = ", ".join(f"{fw_label(fw)} cuDNN {major}" for fw, major in needs)
-    yield frameworks_cudnn_majors.rule.finding(
+    yield frameworks_cudnn_majors.finding(
         f"One environment, two cuDNN majors: {said}",
         evidence=[ev(f"{fw.name}.cudnn", fw.cudnn) for fw, _ in needs],
         fix=Fix("Only one nvidia-cudnn wheel (one libcudnn.so.N on the library path) can be loaded, so one of "
@@ -253,3 +254,14 @@ def frameworks_cudnn_majors(s: Snapshot, m):
                 ("python -m venv .venv-torch && .venv-torch/bin/pip install torch",
                  "python -m venv .venv-tf && .venv-tf/bin/pip install 'tensorflow[and-cuda]'")),
     )
+
+
+RULES: tuple[Rule, ...] = (
+    cudnn_drops_gpu,
+    cudnn_mismatch,
+    cudnn_shadowed,
+    cudnn_missing,
+    several_cudnn,
+    nccl_mismatch,
+    frameworks_cudnn_majors,
+)

@@ -16,33 +16,43 @@ from packaging.version import InvalidVersion, Version
 
 from gpudoctor.findings import Evidence, Finding, Fix, Outcome, RuleResult, Severity, sort_findings
 from gpudoctor.matrices.gpu_names import all_words_in, normalise
-from gpudoctor.rules.registry import register
+from gpudoctor.rules.rule import Rule
 from gpudoctor.versions import driver_at_least
 
-if TYPE_CHECKING:  # every check registers these codes; only `check --policy` reads a policy
+if TYPE_CHECKING:  # every check lists these codes; only `check --policy` reads a policy
     from gpudoctor.policy import Ignore, Policy
 
 FAMILY = "policy"
 E, W = Severity.ERROR, Severity.WARNING
 
-FRAMEWORK_MISSING = register(
+FRAMEWORK_MISSING = Rule(
     "GD901", "policy-framework-missing", "policy", E,
-    "a framework the policy requires is not installed in the judged environment", FAMILY)
-FRAMEWORK_VERSION = register(
+    "a framework the policy requires is not installed in the judged environment", FAMILY, since="0.1.0")
+FRAMEWORK_VERSION = Rule(
     "GD902", "policy-framework-version", "policy", E,
-    "an installed framework's version is outside the policy's version specifier", FAMILY)
-GPU_COUNT = register(
+    "an installed framework's version is outside the policy's version specifier", FAMILY, since="0.1.0")
+GPU_COUNT = Rule(
     "GD903", "policy-gpu-count", "policy", E,
-    "the number of visible GPUs differs from the policy's count (or is below its min_count)", FAMILY)
-GPU_MODEL = register(
+    "the number of visible GPUs differs from the policy's count (or is below its min_count)", FAMILY, since="0.1.0")
+GPU_MODEL = Rule(
     "GD904", "policy-gpu-model", "policy", E,
-    "a visible GPU is not one of the models the policy allows", FAMILY)
-DRIVER_FLOOR = register(
+    "a visible GPU is not one of the models the policy allows", FAMILY, since="0.1.0")
+DRIVER_FLOOR = Rule(
     "GD905", "policy-driver-floor", "policy", E,
-    "the driver release is older than the policy's driver_min", FAMILY)
-IGNORE_EXPIRED = register(
+    "the driver release is older than the policy's driver_min", FAMILY, since="0.1.0")
+IGNORE_EXPIRED = Rule(
     "GD906", "policy-ignore-expired", "policy", W,
-    "an [[ignore]] entry of the policy has passed its expiry date, so its finding counts again", FAMILY)
+    "an [[ignore]] entry of the policy has passed its expiry date, so its finding counts again", FAMILY, since="0.1.0")
+
+RULES: tuple[Rule, ...] = (
+    FRAMEWORK_MISSING,
+    FRAMEWORK_VERSION,
+    GPU_COUNT,
+    GPU_MODEL,
+    DRIVER_FLOOR,
+    IGNORE_EXPIRED,
+)
+
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,72 +1,71 @@
-"""Rule registry: every finding code, its metadata, and how rules are run.
+"""Rule registry: every finding code, indexed once from an explicit list of
+the rule families, and how the rules `check` runs are run.
 
-A rule is a pure function (snapshot, matrices) -> findings. It raises
-`Unknown` when a fact it needs was not probed; any other exception is caught
-and reported as a crashed rule, never aborting the others.
+A rule is a pure function (snapshot, matrices) -> findings (see rule.py). It
+raises `Unknown` when a fact it needs was not probed; any other exception is
+caught and reported as a crashed rule, never aborting the others.
+
+Every code present today has `since="0.1.0"`: gpudoctor has had one version,
+0.1.0, since its first commit and no release tag, so no code is younger than
+another in release terms. A code added after a version bump names the release
+that first ships it.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 
-from gpudoctor.findings import CATEGORIES, Finding, Outcome, RuleResult, Severity
+from gpudoctor.findings import Outcome, RuleResult
 from gpudoctor.matrices import Matrices
+from gpudoctor.rules import (
+    arch,
+    companions,
+    cuda,
+    diagnose_codes,
+    driver,
+    frameworks,
+    hardware,
+    libraries,
+    policy,
+    smoke_codes,
+)
+from gpudoctor.rules.rule import CheckFn, Rule, Unknown
 from gpudoctor.snapshot import Snapshot
 
-CheckFn = Callable[[Snapshot, Matrices], Iterable[Finding]]
+__all__ = ["FAMILIES", "RULES", "CheckFn", "Rule", "Unknown", "all_rules", "index_rules", "run_rules"]
+
+FAMILIES: tuple[tuple[Rule, ...], ...] = (
+    driver.RULES,          # GD1xx driver and NVML
+    cuda.RULES,            # GD2xx CUDA runtime vs driver
+    arch.RULES,            # GD3xx GPU architecture vs build
+    libraries.RULES,       # GD4xx cuDNN, NCCL, library conflicts
+    frameworks.RULES,      # GD5xx frameworks and Python
+    companions.RULES,      # GD52x companion and extension libraries, RAPIDS, numba-cuda
+    hardware.RULES,        # GD6xx hardware health, MIG, PCIe, containers, WSL
+    smoke_codes.RULES,     # GD7xx smoke kernels (raised by `smoke`)
+    diagnose_codes.RULES,  # GD8xx facts read from pasted errors (raised by `diagnose`)
+    policy.RULES,          # GD9xx the site's policy file (raised by `check --policy`)
+)
 
 
-class Unknown(Exception):
-    """A rule could not decide: the facts it needs are unknown."""
+def index_rules(families: Iterable[Iterable[Rule]]) -> Mapping[str, Rule]:
+    """Code -> rule, sorted by code and read-only. A code or a name given twice
+    is refused: a code has one meaning forever, and names are its other key."""
+    by_code: dict[str, Rule] = {}
+    names: dict[str, str] = {}
+    for family in families:
+        for r in family:
+            if r.code in by_code:
+                raise ValueError(f"duplicate rule code {r.code}")
+            if r.name in names:
+                raise ValueError(f"{r.code}: name {r.name!r} is already {names[r.name]}'s")
+            by_code[r.code] = r
+            names[r.name] = r.code
+    return MappingProxyType(dict(sorted(by_code.items())))
 
 
-@dataclass(frozen=True)
-class Rule:
-    code: str  # "GD201"
-    name: str  # kebab-case, "driver-too-old-for-build"
-    category: str
-    severity: Severity  # the severity its findings usually have
-    summary: str  # one line
-    check: CheckFn | None  # None for codes raised outside check (smoke, diagnose)
-    family: str  # "driver", "cuda", ...
-
-    def finding(self, title: str, *, evidence=(), fix=None, subject=None,
-                severity: Severity | None = None, category: str | None = None) -> Finding:
-        return Finding(code=self.code, severity=severity or self.severity,
-                       category=category or self.category, title=title,
-                       evidence=tuple(evidence), fix=fix, subject=subject)
-
-
-RULES: dict[str, Rule] = {}
-_CODE = re.compile(r"^GD\d{3}$")
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-
-
-def register(code: str, name: str, category: str, severity: Severity, summary: str,
-             family: str, check: CheckFn | None = None) -> Rule:
-    if not _CODE.match(code):
-        raise ValueError(f"bad rule code {code!r}")
-    if not _NAME.match(name):
-        raise ValueError(f"{code}: name must be kebab-case, got {name!r}")
-    if category not in CATEGORIES:
-        raise ValueError(f"{code}: unknown category {category!r}")
-    if code in RULES:
-        raise ValueError(f"duplicate rule code {code}")
-    rule = Rule(code, name, category, severity, summary, check, family)
-    RULES[code] = rule
-    return rule
-
-
-def rule(code: str, name: str, category: str, severity: Severity, summary: str, family: str):
-    """Decorator form of `register` for check functions."""
-
-    def wrap(fn: CheckFn) -> CheckFn:
-        fn.rule = register(code, name, category, severity, summary, family, fn)  # type: ignore[attr-defined]
-        return fn
-
-    return wrap
+RULES: Mapping[str, Rule] = index_rules(FAMILIES)
 
 
 def run_rules(snapshot: Snapshot, matrices: Matrices, rules: Iterable[Rule] | None = None,
@@ -96,30 +95,5 @@ def run_rules(snapshot: Snapshot, matrices: Matrices, rules: Iterable[Rule] | No
 
 
 def all_rules() -> list[Rule]:
-    _load_families()
-    return [RULES[c] for c in sorted(RULES)]
-
-
-_FAMILIES = (
-    "gpudoctor.rules.driver",      # GD1xx driver and NVML
-    "gpudoctor.rules.cuda",        # GD2xx CUDA runtime vs driver
-    "gpudoctor.rules.arch",        # GD3xx GPU architecture vs build
-    "gpudoctor.rules.libraries",   # GD4xx cuDNN, NCCL, library conflicts
-    "gpudoctor.rules.frameworks",  # GD5xx frameworks and Python
-    "gpudoctor.rules.companions",  # GD52x companion and extension libraries, RAPIDS, numba-cuda
-    "gpudoctor.rules.hardware",    # GD6xx hardware health, MIG, PCIe, containers, WSL
-    "gpudoctor.rules.smoke_codes",  # GD7xx smoke kernels (raised by `smoke`)
-    "gpudoctor.rules.diagnose_codes",  # GD8xx facts read from pasted errors (raised by `diagnose`)
-    "gpudoctor.rules.policy",      # GD9xx the site's policy file (raised by `check --policy`)
-)
-
-
-def _load_families() -> None:
-    import importlib
-
-    for mod in _FAMILIES:
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name != mod:
-                raise
+    """Every rule, sorted by code."""
+    return list(RULES.values())

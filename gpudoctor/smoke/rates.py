@@ -57,7 +57,10 @@ class Expected:
 
 
 def board_class(model: GpuModel) -> str:
-    """data-center | workstation | consumer | embedded, or power-capped (see POWER_CAPPED_W)."""
+    """data-center | workstation | consumer | laptop | embedded, or power-capped (see POWER_CAPPED_W).
+    rates.toml has no laptop rows: a laptop's clock is its maker's power limit, so no verdict."""
+    if model.segment == "laptop":
+        return "laptop"  # before the power cap: a 45 W laptop part is not a 75 W slot-powered card
     if (model.tdp_w is not None and model.tdp_w <= POWER_CAPPED_W) or "max-q" in model.name.lower():
         return "power-capped"
     return model.segment

@@ -38,6 +38,11 @@ B300 = ("B300", "10.3")
 THOR = ("Jetson Thor", "11.0")
 RTX5090 = ("GeForce RTX 5090", "12.0")
 GB10 = ("GB10 (DGX Spark)", "12.1")
+GTX1080 = ("GeForce GTX 1080", "6.1")
+RTX2080S = ("GeForce RTX 2080 SUPER", "7.5")
+RTX4060L = ("GeForce RTX 4060 Laptop GPU", "8.9")
+RTX3050TIL = ("GeForce RTX 3050 Ti Laptop GPU", "8.6")
+RTX5070L = ("GeForce RTX 5070 Laptop GPU", "12.0")
 
 
 @dataclass(frozen=True)
@@ -84,8 +89,11 @@ TORCH = [
       "cu118 keeps sm_37 up to 2.7, but 2.4+ bundle cuDNN 9.1 (sm_50+); 2.3.1 bundles cuDNN 8.7",
       says=("sm_37 is supported only up to torch 2.3.1",)),
     M("k40-470-py39", [K40], "470.256.02", "3.9", None,
-      "no torch wheel gpudoctor knows has sm_35 kernels (cu11x wheels start at sm_37)",
-      says=("no torch build gpudoctor knows for linux-x86_64 has kernels",)),
+      "sm_35 kernels end with torch 1.2.0 (1.3.1 and later build 3.7), whose wheels stop at cp37",
+      says=("sm_35 is supported only up to torch 1.2.0", "Python 3.5–3.7 for torch 1.2.0")),
+    M("k40-418-py37", [K40], "418.226.00", "3.7", ("1.2.0", "cu100", PYPI),
+      "1.2.0's PyPI wheel is CUDA 10.0 with sm_35 cubins (read from the wheel); 1.3.0 also has them but 1.3.1 "
+      "does not, and the data keeps one arch list per series"),
     # --- Old releases research code pins (torch 1.8-1.12, Linux x86_64) ---------------------------------------
     M("k80-470-torch112", [K80], "470.256.02", "3.9", ("1.12.1", "cu102", PYPI),
       "1.12's PyPI wheel is CUDA 10.2 with sm_37 (pytorch/builder release/1.12)", request="==1.12.1"),
@@ -94,6 +102,27 @@ TORCH = [
       says=("1.8.1 is the newest release that does",)),
     M("rtx3090-455-torch19", [RTX3060], "455.32.00", "3.8", ("1.9.1", "cu111", WHL),
       "sm_86 needs an 11.1 build; 455.32 is CUDA 11.1's driver", request="==1.9.1"),
+    # --- torch 1.0-1.7 (Linux x86_64): arch lists read from the PyPI wheels, the rest from pytorch/builder ----
+    M("k80-440-py38", [K80], "440.100", "3.8", ("1.12.1", "cu102", PYPI),
+      "a CUDA 10.2 driver: 1.12.1's PyPI wheel is cu102 with sm_37; cu11x needs driver 450.80.02"),
+    M("k80-418-py37", [K80], "418.226.00", "3.7", ("1.8.1", "cu101", WHL),
+      "a CUDA 10.1 driver: 1.8.1 is the last release with cu101 wheels, and they carry sm_37"),
+    M("k80-410-py37", [K80], "410.104", "3.7", ("1.7.1", "cu92", WHL),
+      "a CUDA 10.0 driver also runs CUDA 9.2 builds (>= 396.26): 1.7.1 cu92 carries sm_37"),
+    M("k80-410-torch12", [K80], "410.104", "3.7", ("1.2.0", "cu100", PYPI),
+      "1.2.0's PyPI wheel is cu100; sm_37 runs its sm_35 cubins (same major)", request="==1.2.0"),
+    M("gtx1080-396-py36", [GTX1080], "396.54", "3.6", ("1.7.1", "cu92", WHL),
+      "a CUDA 9.2 driver: 1.7.1 is the last release with cu92 wheels; sm_61 runs their sm_60 cubins"),
+    M("v100-390-py36", [V100], "390.157", "3.6", ("1.1.0", "cu90", PYPI),
+      "CUDA 9.1's driver runs CUDA 9.0 builds: 1.1.0's PyPI wheel (cu90, sm_70) is the newest; cu92 needs 396.26",
+      must_not=("cu92",)),
+    M("v100-384-py36", [V100], "384.183", "3.6", ("1.1.0", "cu90", PYPI),
+      "a CUDA 9.0 driver: 1.1.0's PyPI wheel is CUDA 9.0 with sm_70 (read from the wheel)"),
+    M("t4-418-torch14", [T4], "418.226.00", "3.7", ("1.4.0", "cu101", PYPI),
+      "1.4.0's PyPI wheel is cu101 (sm_75 from the wheel's NVCC flags)", request="==1.4.0"),
+    M("rtx3060-460-torch17", [RTX3060], "460.91.03", "3.8", ("1.7.1", "cu110", WHL),
+      "1.7's PyPI cu102 wheel stops at sm_75; the cu110 build has sm_80 cubins, which sm_86 runs", request="==1.7.1",
+      must_not=("cu102",)),
     # --- Volta: cu128 re-added it in 2.8, dropped it again in 2.11; cu13x never had it ------------------------
     M("v100-575-py311", [V100], "575.57.08", "3.11", ("2.14.1", "cu126", WHL),
       "2.12+ ship only cu126 and cu13x; cu13x starts at sm_75", must_not=("cu130", "cu132")),
@@ -183,6 +212,29 @@ TORCH = [
       os="windows"),
     M("win-arm64", [RTX4090], "581.57", "3.12", None, "no CUDA wheels for Windows on arm64",
       os="windows", arch="aarch64"),
+    # --- Windows before 1.13: download.pytorch.org builds (PyPI carries CPU wheels from 1.7, none before) -------
+    M("win-gtx1060-441-py38", [GTX1060], "441.22", "3.8", ("1.10.1", "cu102", WHL),
+      "a CUDA 10.2 driver: the last Windows cu102 build is 1.10 (1.11 has none for Windows)", os="windows"),
+    M("win-rtx2080s-452-torch111", [RTX2080S], "452.39", "3.9", ("1.11.0", "cu113", WHL),
+      "1.11 on Windows is cu113 only; 452.39 is the Windows CUDA 11 floor", os="windows", request="==1.11.0"),
+    M("win-rtx3060-456-torch17", [RTX3060], "456.71", "3.8", ("1.7.1", "cu110", WHL),
+      "sm_86 runs the sm_80 cubins of the Windows cu110 build", os="windows", request="==1.7.1"),
+    M("win-k80-426-torch112", [K80], "426.00", "3.9", None,
+      "Windows 1.12 has cu113/cu116 builds only; driver 426 runs CUDA 10.1 at most",
+      os="windows", request="==1.12.1", says=("driver >= 452.39",)),
+    M("win-cpu-py36-torch16", [], None, "3.6", ("1.6.0", "cpu", WHL),
+      "no Windows wheels on PyPI before 1.7: the CPU build comes from download.pytorch.org", os="windows",
+      cpu=True, request="==1.6.0"),
+    # --- Laptops and SUPER cards (the GPUs are given by compute capability; the names only label the row) --------
+    M("win-laptop-rtx4060-560-py312", [RTX4060L], "560.94", "3.12", ("2.14.1", "cu126", WHL),
+      "a 560 driver on Windows: CUDA 12 builds only, the newest being 2.14.1 cu126", os="windows",
+      must_not=("cu130", "cu132")),
+    M("laptop-rtx3050ti-535-py311", [RTX3050TIL], "535.183.01", "3.11", ("2.14.1", "cu126", WHL),
+      "sm_86 on driver 535: the newest CUDA 12 build", must_not=("cu130", "cu132")),
+    M("laptop-rtx5070-570-py312", [RTX5070L], "570.153.02", "3.12", ("2.11.0", "cu128", WHL),
+      "Blackwell laptop on 570: cu126 lacks sm_120 and cu13x needs 580", must_not=("cu126",)),
+    M("rtx2080s-470-torch18", [RTX2080S], "470.256.02", "3.8", ("1.8.1", "cu102", PYPI),
+      "an exact old pin gets its PyPI default: cu102 has sm_70 cubins, which Turing runs", request="==1.8.1"),
     # --- Python versions --------------------------------------------------------------------------------------
     M("py314-gtx1080ti-580", [GTX1080TI], "580.95.05", "3.14", ("2.14.1", "cu126", WHL), "2.14 has cp314"),
     M("py315-gtx1080ti-580", [GTX1080TI], "580.95.05", "3.15", None,

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke
 
 import gpudoctor.matrices
-from gpudoctor.cli import cli
 from gpudoctor.matrices import records as r
 
 SCHEMA = json.loads((resources.files("gpudoctor") / "schema" / "install.v1.json").read_text())
@@ -26,12 +25,8 @@ def data(monkeypatch, torch_mini):
     return torch_mini
 
 
-def run(args):
-    return CliRunner().invoke(cli, ["install", *args], catch_exceptions=False)
-
-
 def test_json_plan_validates_and_exits_0():
-    res = run(["torch", "--driver", "575.57.08", "--gpu", "GTX 1080 Ti", "--python", "3.11", "--json"])
+    res = invoke("install", "torch", "--driver", "575.57.08", "--gpu", "GTX 1080 Ti", "--python", "3.11", "--json")
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
     jsonschema.validate(data, SCHEMA)
@@ -45,7 +40,7 @@ def test_json_plan_validates_and_exits_0():
 
 
 def test_no_working_build_exits_1_with_reasons():
-    res = run(["torch", "--driver", "470.82.01", "--sm", "3.5", "--json"])
+    res = invoke("install", "torch", "--driver", "470.82.01", "--sm", "3.5", "--json")
     assert res.exit_code == 1
     data = json.loads(res.stdout)
     jsonschema.validate(data, SCHEMA)
@@ -53,7 +48,7 @@ def test_no_working_build_exits_1_with_reasons():
 
 
 def test_text_output_shows_commands_and_why():
-    res = run(["torch", "torchvision", "--driver", "575.57.08", "--sm", "6.1", "--python", "3.11"])
+    res = invoke("install", "torch", "torchvision", "--driver", "575.57.08", "--sm", "6.1", "--python", "3.11")
     assert res.exit_code == 0
     out = res.stdout
     assert "torch==2.11.0+cu126 torchvision==0.26.0+cu126 --index-url https://download.pytorch.org/whl/cu126" in out
@@ -72,7 +67,7 @@ def test_text_output_shows_commands_and_why():
     (["torch", "--sm", "8.0", "--from", "x.json"], "not both"),
 ])
 def test_bad_input_exits_2_with_one_line(args, message):
-    res = run(args)
+    res = invoke("install", *args)
     assert res.exit_code == 2
     assert message in res.stderr and "Traceback" not in res.stderr and res.stdout == ""
 
@@ -82,7 +77,7 @@ def test_from_snapshot_file(tmp_path):
     data.pop("_note")
     path = tmp_path / "snap.json"
     path.write_text(json.dumps(data))
-    res = run(["torch", "--from", str(path), "--json"])
+    res = invoke("install", "torch", "--from", str(path), "--json")
     assert res.exit_code == 0
     out = json.loads(res.stdout)
     assert out["variant"] == "cu126" and out["target"]["origin"] == "snapshot"
@@ -94,14 +89,14 @@ def test_python_version_overrides_the_snapshot(tmp_path):
     data.pop("_note")
     path = tmp_path / "snap.json"
     path.write_text(json.dumps(data))
-    res = run(["torch", "--from", str(path), "--python", "3.15", "--json"])
+    res = invoke("install", "torch", "--from", str(path), "--python", "3.15", "--json")
     assert res.exit_code == 1 and "Python 3.10–3.14 for torch 2.11.0" in json.loads(res.stdout)["needs"]
 
 
 def test_verify_missing_file_exits_1(monkeypatch):
     import gpudoctor.install.verify as verify
     monkeypatch.setattr(verify, "http_fetch", lambda url: "<html></html>")
-    res = run(["torch", "--driver", "575.57.08", "--sm", "6.1", "--python", "3.11", "--verify", "--json"])
+    res = invoke("install", "torch", "--driver", "575.57.08", "--sm", "6.1", "--python", "3.11", "--verify", "--json")
     assert res.exit_code == 1
     data = json.loads(res.stdout)
     jsonschema.validate(data, SCHEMA)
@@ -114,7 +109,7 @@ def test_verify_offline_keeps_exit_0(monkeypatch):
     def offline(url):
         raise verify.VerifyUnavailable("offline")
     monkeypatch.setattr(verify, "http_fetch", offline)
-    res = run(["torch", "--driver", "575.57.08", "--sm", "6.1", "--verify"])
+    res = invoke("install", "torch", "--driver", "575.57.08", "--sm", "6.1", "--verify")
     assert res.exit_code == 0 and "unknown" in res.stdout
 
 
@@ -135,5 +130,5 @@ def test_names_are_shown_literally_never_as_markup(tmp_path):
     data["gpus"][0]["name"] = "[bold red]Evil[/] GPU"
     path = tmp_path / "snap.json"
     path.write_text(json.dumps(data))
-    res = run(["torch", "--from", str(path)])
+    res = invoke("install", "torch", "--from", str(path))
     assert res.exit_code == 0 and "[bold red]Evil[/] GPU" in res.stdout

@@ -5,9 +5,8 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import invoke
 
-from gpudoctor.cli import cli
 from gpudoctor.doctor import judge
 from gpudoctor.findings import Fix
 from gpudoctor.install.from_snapshot import fix_for_snapshot
@@ -45,7 +44,7 @@ def test_findings_carry_the_engines_commands(code, tmp_path):
     data.pop("_note", None)
     path = tmp_path / "s.json"
     path.write_text(json.dumps(data))
-    res = CliRunner().invoke(cli, ["install", fw, "--from", str(path), "--json"], catch_exceptions=False)
+    res = invoke("install", fw, "--from", str(path), "--json")
     assert json.loads(res.stdout)["commands"]["pip"] == engine.commands[0]
 
 
@@ -56,8 +55,8 @@ def test_unknown_framework_falls_back():
 def test_no_working_build_says_what_would_work():
     s = snap("GD303")
     from dataclasses import replace
-    # Python 3.6 now has torch 1.8-1.10 wheels (old releases still run); no torch release has cp35 wheels in the data.
-    old_py = replace(s, system=replace(s.system, python=replace(s.system.python, value="3.5.10")))
+    # Python 3.5 has torch 1.0-1.5 wheels (old releases still run); no torch release has cp34 wheels.
+    old_py = replace(s, system=replace(s.system, python=replace(s.system.python, value="3.4.10")))
     fix = fix_for_snapshot(old_py, load_matrices(overlay=None), "torch", "Why.")
     assert fix.text.startswith("Why. No torch build works on this machine as it is: ")
     assert "Python" in fix.text and fix.commands == ("gpudoctor install torch",)

@@ -13,7 +13,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-import gpudoctor.rules.smoke_codes  # noqa: F401 - registers GD7xx
 from gpudoctor.matrices import load_matrices
 from gpudoctor.rules.registry import RULES
 from gpudoctor.smoke.judge import SmokeInput, judge

@@ -59,7 +59,8 @@ class GpuLibrary:
 
 @frozen
 class Image:
-    """companions.toml [[image]]: what a framework container image tag holds."""
+    """companions.toml [[image]]: what a framework container image tag holds and needs,
+    as its release notes state it. Unset fields are not stated in the row's source."""
 
     repository: str  # "nvcr.io/nvidia/pytorch"
     tag: str  # "24.10"
@@ -67,5 +68,13 @@ class Image:
     framework: str
     source: str
     framework_version: str | None = None
-    min_sm: str | None = None
+    min_sm: str | None = None  # "supports CUDA compute capability 6.0 and later"
+    # "requires NVIDIA Driver release 450 or later": the floor for any GPU.
+    min_driver_linux: str | None = None
+    # "data center GPUs may use 418.40 (or later R418), 440.33 (or later R440)": the oldest
+    # release of each branch that runs it on a data-center GPU (CUDA forward compatibility).
+    datacenter_drivers: tuple[str, ...] = ()
+    cudnn: str | None = None
+    ubuntu: str | None = None
+    python: str | None = None
     note: str = ""

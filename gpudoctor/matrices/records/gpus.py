@@ -16,7 +16,7 @@ class GpuModel:
     source: str
     # Device names as NVML / nvidia-smi / CUDA report them, matched case-insensitively.
     nvml_names: tuple[str, ...] = ()
-    segment: str = "data-center"  # "data-center" | "workstation" | "consumer" | "embedded"
+    segment: str = "data-center"  # "data-center" | "workstation" | "consumer" | "laptop" | "embedded"
     memory_bandwidth_gbs: float | None = None
     fp32_tflops: float | None = None
     tf32_tflops: float | None = None  # tensor core, dense

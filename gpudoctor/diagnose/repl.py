@@ -1,0 +1,144 @@
+"""What a framework answered in an interpreter session pasted into a report:
+
+    >>> torch.__version__            In [2]: torch.cuda.is_available()
+    '2.0.1+cpu'                      Out[2]: False
+
+and `python -c "import torch; print(torch.__version__, torch.cuda.is_available())"`
+followed by its output line. Each known expression maps to one fact; the
+answer is the framework's own output, so it ranks as a tool's.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from gpudoctor.diagnose.collect import Facts
+from gpudoctor.diagnose.paste import Paste
+from gpudoctor.matrices.framework_queries import cudnn_text
+
+# A prompt and the expressions on it: ">>> x", "In [3]: x", "print(a, b)", python -c "...; print(a, b)".
+_PROMPT = re.compile(r"^[ \t]*(?:>>>|In \[\d{1,4}\]:|(?:[^\n]{0,80}?[$#>%][ \t]*)?python3?(?:\.\d+)?(?:\.exe)? -c)"
+                     r"[ \t]?(.{1,400})$", re.M)
+_PRINT = re.compile(r"print\((.{1,300})\)")
+_OUT = re.compile(r"^\s*(?:Out\[\d{1,4}\]:\s*)?(.{1,400}?)\s*$")
+
+# Expression (spaces removed) -> what its answer is.
+_FACTS = {
+    "torch.__version__": ("torch", "version"),
+    "torch.version.cuda": ("torch", "cuda"),
+    "torch.cuda.is_available()": ("torch", "is_available"),
+    "torch.backends.cudnn.version()": ("torch", "cudnn"),
+    "torch.cuda.get_device_name()": ("gpu", "name"),
+    "torch.cuda.get_device_name(0)": ("gpu", "name"),
+    "torch.cuda.device_count()": ("torch", "device_count"),
+    "tf.__version__": ("tensorflow", "version"),
+    "tensorflow.__version__": ("tensorflow", "version"),
+    "tf.test.is_built_with_cuda()": ("tensorflow", "built_with_cuda"),
+    "tf.config.list_physical_devices('gpu')": ("tensorflow", "gpus"),
+    "tf.config.list_physical_devices(\"gpu\")": ("tensorflow", "gpus"),
+    "tf.config.experimental.list_physical_devices('gpu')": ("tensorflow", "gpus"),
+    "jax.__version__": ("jax", "version"),
+    "jax.devices()": ("jax", "devices"),
+    "jax.default_backend()": ("jax", "backend"),
+    "cupy.__version__": ("cupy", "version"),
+    "cp.__version__": ("cupy", "version"),
+}
+
+
+def parse(p: Paste, f: Facts) -> None:
+    if ">>>" not in p.text and "In [" not in p.text and "print(" not in p.text:
+        return
+    lines = p.text.split("\n")
+    for m in _PROMPT.finditer(p.text):
+        exprs = _expressions(m.group(1))
+        if not exprs:
+            continue
+        answer_no = _answer_line(lines, p.line_no(m.start(1)))
+        if answer_no is None:
+            continue
+        out = _OUT.match(lines[answer_no - 1])
+        if out is None:
+            continue
+        values = [out.group(1)] if len(exprs) == 1 else out.group(1).split()
+        if len(values) != len(exprs):
+            continue
+        src = p.where("interpreter output", p.start_of(answer_no))
+        for expr, raw in zip(exprs, values):
+            _fact(f, _FACTS[expr], _literal(raw), src)
+        f.saw("interpreter output")
+
+
+def _expressions(code: str) -> list[str]:
+    """The known expressions a prompt line evaluates, in output order."""
+    printed = _PRINT.search(code)
+    body = printed.group(1) if printed else code.strip().strip("\"'")
+    if not printed and ";" in body:
+        return []  # statements without a print show nothing
+    parts = [x.replace(" ", "") for x in _split_args(body)]
+    keys = [x.lower() if x.lower().startswith("tf.config") else x for x in parts]
+    return keys if keys and all(k in _FACTS for k in keys) else []
+
+
+def _split_args(text: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for c in text:
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        if c == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += c
+    return [*out, cur] if cur.strip() else out
+
+
+def _answer_line(lines: list[str], prompt_no: int) -> int | None:
+    """The first non-empty line after the prompt that is not itself a prompt."""
+    for n in range(prompt_no + 1, min(prompt_no + 3, len(lines)) + 1):
+        line = lines[n - 1].strip()
+        if not line:
+            continue
+        if line.startswith((">>>", "In [", "$", "...")) or "Traceback" in line:
+            return None
+        return n
+    return None
+
+
+def _literal(raw: str):
+    try:
+        return ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        return raw.strip("'\"")
+
+
+def _fact(f: Facts, key: tuple[str, str], value, src: str) -> None:
+    what, field = key
+    if what == "gpu":
+        if isinstance(value, str) and value:
+            f.gpu(src, name=value)
+        return
+    if field == "version" and isinstance(value, str) and re.match(r"\d+\.\d+", value):
+        f.fw(what, "version", value, src)
+    elif field == "cuda":
+        if value is None or value == "None":
+            f.fw(what, "build", "cpu", src)  # torch.version.cuda is None in a CPU build
+        elif isinstance(value, str) and re.fullmatch(r"\d+\.\d+", value):
+            f.fw(what, "cuda", value, src)
+            f.fw(what, "build", "cuda", src)
+    elif field == "is_available" and isinstance(value, bool):
+        f.fw(what, "is_available", value, src)
+    elif field == "cudnn" and isinstance(value, int) and value > 0:
+        f.fw(what, "cudnn", cudnn_text(value), src)
+    elif field == "built_with_cuda" and isinstance(value, bool):
+        f.fw(what, "build", "cuda" if value else "cpu", src)
+    elif field in ("gpus", "devices", "backend"):
+        text = str(value).lower()
+        if field == "backend" and text in ("cpu", "gpu", "cuda"):
+            f.fw(what, "is_available", text != "cpu", src)
+        elif field == "gpus" and text == "[]":
+            f.fw(what, "is_available", False, src)
+        elif field == "devices" and "cpudevice" in text and "cuda" not in text and "gpu" not in text:
+            f.fw(what, "is_available", False, src)

@@ -1,0 +1,89 @@
+"""Interpreter sessions and install commands in a paste: what the framework
+answered, and which build the command asked for."""
+
+import pytest
+
+from gpudoctor.diagnose import read_paste
+from gpudoctor.matrices import load_matrices
+
+M = load_matrices(overlay=None)
+
+
+def fw(text: str, name: str = "torch"):
+    s = read_paste(text, matrices=M, debug=True).snapshot
+    return next((x for x in s.frameworks or () if x.name == name), None)
+
+
+def test_repl_answers_are_facts_with_their_line():
+    t = fw(">>> import torch\n>>> torch.__version__\n'2.0.1+cpu'\n>>> torch.cuda.is_available()\nFalse\n")
+    assert (t.version.value, t.build.value, t.deep.is_available) == ("2.0.1+cpu", "cpu", False)
+    assert t.version.source == "interpreter output line 3"
+
+
+def test_python_c_print_of_several_answers():
+    t = fw('$ python -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())"\n'
+           "2.1.0+cu121 12.1 False\n")
+    assert (t.version.value, t.cuda.value, t.deep.is_available) == ("2.1.0+cu121", "12.1", False)
+
+
+def test_jupyter_and_other_frameworks():
+    s = read_paste("In [3]: torch.cuda.get_device_name(0)\nOut[3]: 'NVIDIA GeForce RTX 3090'\n"
+                   ">>> tf.__version__\n'2.15.0'\n>>> tf.config.list_physical_devices('GPU')\n[]\n",
+                   matrices=M, debug=True).snapshot
+    assert [g.name for g in s.gpus] == ["NVIDIA GeForce RTX 3090"]
+    tf = next(x for x in s.frameworks if x.name == "tensorflow")
+    assert (tf.version.value, tf.deep.is_available) == ("2.15.0", False)
+
+
+@pytest.mark.parametrize("text", [
+    ">>> torch.__version__\nTraceback (most recent call last):\n",  # no answer
+    ">>> x = torch.__version__; y = 1\n'2.0.1'\n",  # statements print nothing
+    ">>> print(torch.__version__, torch.cuda.is_available())\n2.0.1\n",  # two asked, one answered
+])
+def test_no_fact_without_a_matching_answer(text):
+    t = fw(text)
+    assert t is None or t.version.value is None
+
+
+@pytest.mark.parametrize("text,build,cuda", [
+    ("Windows 11, RTX 4070\npip install torch torchvision torchaudio\n", "cpu", None),  # PyPI's Windows wheel
+    ("Ubuntu 22.04\npip install torch torchvision\n", None, None),  # Linux's default: not a CPU build
+    ("pip3 install torch --index-url https://download.pytorch.org/whl/cu118\n", "cuda", "11.8"),
+    ("pip install torch==1.7.1+cu110 -f https://download.pytorch.org/whl/torch_stable.html\n", "cuda", "11.0"),
+    ("uv pip install torch --extra-index-url https://download.pytorch.org/whl/cpu\n", "cpu", None),
+])
+def test_install_command_says_which_build(text, build, cuda):
+    t = fw(text)
+    assert (t.build.value if t else None, t.cuda.value if t else None) == (build, cuda)
+    if t is not None and t.build.value:
+        assert "line 1" in t.build.source or "install command line" in t.build.source
+
+
+def test_installed_torch_outranks_the_command():
+    t = fw("Windows 10\npip install torch\n>>> torch.__version__\n'2.3.1+cu121'\n")
+    assert (t.version.value, t.build.value) == ("2.3.1+cu121", "cuda")
+
+
+def gd820(text: str):
+    from gpudoctor.diagnose.findings import diagnose_report
+
+    report = diagnose_report(read_paste(text, matrices=M, debug=True), M, debug=True)
+    return [f.category for f in report.findings if f.code == "GD820"]
+
+
+UNAVAILABLE = '>>> import torch\n>>> torch.cuda.is_available()\nFalse\n'
+
+
+@pytest.mark.parametrize("where,category", [
+    ("root@3f2a9c1b7d4e:/workspace# python\n", "container-no-gpu"),
+    ("Ubuntu 22.04 on WSL2\n", "wsl"),
+    ("Windows 11, RTX 4070\n", "cpu-only-build"),
+    ("Ubuntu 22.04, RTX 4070\n", None),  # on Linux nothing here says which cause it is
+])
+def test_cuda_unavailable_gets_the_cause_where_it_runs_implies(where, category):
+    assert gd820(where + UNAVAILABLE) == ([category] if category else [])
+
+
+def test_no_guess_where_another_finding_explains_it():
+    explained = ("Windows 11\n>>> torch.__version__\n'2.3.1+cpu'\n" + UNAVAILABLE)
+    assert gd820(explained) == []  # GD501 says it: a CPU build
