@@ -1,5 +1,10 @@
 """`python -m gpudoctor` and the `gpudoctor` console script.
 
+The common `check` command lines run without click (commands/check_run.py
+recognises them exactly as click would parse them): the verdict should take
+little more than the interpreter's own start. Every other command line goes
+to the click CLI, gpudoctor.cli.main.
+
 Once the verdict is written, tearing the interpreter down (every module and
 object freed, one by one) only delays the exit by about a tenth of the run:
 flush what was printed and leave. In-process callers (tests, CliRunner) use
@@ -12,12 +17,25 @@ import os
 import sys
 
 
-def run() -> None:
-    from gpudoctor.cli import main
+# Set by a shell asking click for completions: click answers, whatever the arguments.
+COMPLETE_VAR = "_GPUDOCTOR_COMPLETE"
 
+
+def run() -> None:
+    from gpudoctor.commands.check_run import fast_options
+
+    options = None if COMPLETE_VAR in os.environ else fast_options(sys.argv[1:])
     try:
-        main()
-        code: object = 0
+        if options is None:
+            from gpudoctor.cli import main
+
+            main()
+            code: object = 0
+        else:
+            from gpudoctor.commands.check_run import run_fast
+            from gpudoctor.exits import guarded
+
+            code = guarded(lambda: run_fast(options), options["debug"])
     except SystemExit as exc:
         code = exc.code
     if isinstance(code, int):

@@ -7,12 +7,12 @@ used, so `gpudoctor check` does not pay for `plan` or `smoke`.
 from __future__ import annotations
 
 import importlib
-import signal
 import sys
 
 import click
 
 from gpudoctor import __version__
+from gpudoctor.exits import guarded, stop_children
 from gpudoctor.findings import ExitCode
 
 # name -> (module, attribute, one-line help shown by --help without importing it)
@@ -58,16 +58,6 @@ def show_error(exc: click.ClickException) -> int:
     return ExitCode.USAGE if exc.exit_code == 2 else exc.exit_code
 
 
-class Terminated(BaseException):
-    """SIGTERM arrived. A BaseException, like KeyboardInterrupt, so no
-    `except Exception` swallows it on its way out, and every running child's
-    process group is killed on the way (gpudoctor.child.run_child)."""
-
-
-def _on_sigterm(signum, frame) -> None:
-    raise Terminated
-
-
 DEBUG_HELP = "On an internal error, print the traceback (for a bug report)."
 
 
@@ -108,7 +98,7 @@ class LazyGroup(click.Group):
         except click.ClickException as exc:
             sys.exit(show_error(exc))
         except click.exceptions.Abort:
-            _stop_children()
+            stop_children()
             click.echo("Aborted.", err=True)
             sys.exit(130)
         except click.exceptions.Exit as exc:
@@ -134,48 +124,4 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
-    debug = "--debug" in args
-    previous = signal.signal(signal.SIGTERM, _on_sigterm) if _main_thread() else None
-    try:
-        rc = cli.main(args=args, prog_name="gpudoctor", standalone_mode=False)
-    except (click.exceptions.Abort, KeyboardInterrupt):
-        _stop_children()
-        click.echo("Aborted.", err=True)
-        sys.exit(130)
-    except Terminated:
-        _stop_children()
-        click.echo("Terminated.", err=True)
-        sys.exit(143)
-    except click.ClickException as exc:
-        sys.exit(show_error(exc))
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except BrokenPipeError:
-        sys.exit(0)
-    except Exception as exc:  # noqa: BLE001 - last line of defence: no tracebacks for users
-        if debug:
-            import traceback  # only for a bug report
-
-            traceback.print_exc()
-        else:
-            click.echo(f"gpudoctor: internal error: {type(exc).__name__}: {str(exc)[:300]}", err=True)
-            click.echo("This is a bug in gpudoctor; rerun with --debug for the traceback.", err=True)
-        sys.exit(ExitCode.INTERNAL)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-    sys.exit(int(rc) if isinstance(rc, int) else 0)
-
-
-def _stop_children() -> None:
-    """Interrupted wherever it was (an import, a wait): kill the process group of every
-    command still running, in any thread, before leaving."""
-    from gpudoctor.child import kill_running_commands
-
-    kill_running_commands()
-
-
-def _main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
+    sys.exit(guarded(lambda: cli.main(args=args, prog_name="gpudoctor", standalone_mode=False), "--debug" in args))

@@ -17,8 +17,8 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from dataclasses import dataclass
 
+from gpudoctor.frozen import frozen
 from gpudoctor.versions import (
     ComputeCapability,
     CudaVersion,
@@ -31,8 +31,10 @@ from gpudoctor.versions import (
 _ENTRY = re.compile(r"^(sm|compute)_(\d+)(\d)([af]?)$")
 
 
-@dataclass(frozen=True)
+@frozen
 class ArchEntry:
+    """One entry of an arch list: sm_86 (SASS) or compute_90 (PTX)."""
+
     kind: str  # "sass" | "ptx"
     cc: ComputeCapability
     suffix: str = ""  # "" | "a" (arch-specific) | "f" (family)
@@ -76,8 +78,10 @@ class KernelKind(str, enum.Enum):
     NONE = "none"
 
 
-@dataclass(frozen=True)
+@frozen
 class KernelMatch:
+    """Which kernels of a build a GPU would run: native SASS, PTX JIT or none."""
+
     kind: KernelKind
     entry: ArchEntry | None = None
 
@@ -117,8 +121,10 @@ class DriverSupport(str, enum.Enum):
     UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True)
+@frozen
 class DriverVerdict:
+    """Whether a driver runs a CUDA runtime: fully, through minor-version compatibility, or not."""
+
     support: DriverSupport
     needed_full: str | None = None  # driver bundled with that toolkit
     needed_compat: str | None = None  # minor-version-compatibility floor of the major
@@ -155,7 +161,7 @@ def driver_supports(runtime_cuda: str | None, driver_version: str | None,
     return DriverVerdict(DriverSupport.TOO_OLD, full, floor, dcuda)
 
 
-@dataclass(frozen=True)
+@frozen
 class ArchDriverVerdict:
     """Whether a driver release can drive a GPU architecture at all."""
 

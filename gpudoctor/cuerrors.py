@@ -22,6 +22,8 @@ XID = "sudo dmesg | grep -i -E 'NVRM|Xid' | tail -20"
 
 @dataclass(frozen=True)
 class CudaError:
+    """One CUDA error code: its driver and runtime names, message, meaning and fix."""
+
     code: int
     name: str  # CUresult name; for 35, the runtime's
     runtime_name: str

@@ -18,6 +18,8 @@ REPORT_SCHEMA_VERSION = 1
 
 @dataclass(frozen=True)
 class Verdict:
+    """Will one framework use one GPU: ok, broken, cpu-only or unknown, and why."""
+
     gpu: int | None  # NVML index; None for a framework with no GPU to judge against
     gpu_name: str | None
     framework: str
@@ -27,6 +29,8 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Report:
+    """What check found: the snapshot, the findings, every rule's result and the verdicts."""
+
     snapshot: Snapshot
     findings: tuple[Finding, ...]
     results: tuple[RuleResult, ...]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from gpudoctor.frozen import frozen
 
 
 class Severity(str, enum.Enum):
@@ -55,20 +57,24 @@ class ExitCode(enum.IntEnum):
     INTERNAL = 3  # a bug in gpudoctor
 
 
-@dataclass(frozen=True)
+@frozen
 class Evidence:
+    """One fact a finding rests on, with where it was read."""
+
     fact: str  # "driver.version"
     value: str  # "535.104.05"
     source: str  # "nvml", "/proc/driver/nvidia/version", "torch/version.py"
 
 
-@dataclass(frozen=True)
+@frozen
 class Fix:
+    """What to do about a finding: a sentence and the commands to run."""
+
     text: str
     commands: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Location:
     """Where in a file a finding points (lint: requirements.txt line 3). Live-host
     findings have none; renderers that can anchor to a file (github, SARIF) use it."""
@@ -78,8 +84,10 @@ class Location:
     end_line: int | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Finding:
+    """One verdict of a rule: code, severity, category, evidence and fix."""
+
     code: str  # "GD201", stable forever
     severity: Severity
     category: str
@@ -95,8 +103,10 @@ class Finding:
             raise ValueError(f"{self.code}: unknown category {self.category!r}")
 
 
-@dataclass(frozen=True)
+@frozen
 class RuleResult:
+    """What one rule gave: findings, nothing (ok), unknown (facts missing) or a crash."""
+
     code: str
     outcome: Outcome
     detail: str = ""  # why unknown, or the crash message

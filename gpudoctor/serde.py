@@ -163,7 +163,13 @@ def _tuple(args: tuple[Any, ...]) -> Convert:
         def convert_seq(data: Any) -> Any:
             if not isinstance(data, (list, tuple)):
                 raise _Bad("", f"expected a list, got {type(data).__name__}")
-            return tuple(_at(f"[{i}]", item, v) for i, v in enumerate(data))
+            out = []
+            for i, v in enumerate(data):
+                try:
+                    out.append(item(v))
+                except _Bad as bad:  # the path is spelt out only for an error
+                    raise _Bad(f"[{i}]{bad.rel}", bad.msg) from None
+            return tuple(out)
         return convert_seq
     items = [_converter(a) for a in args]
 
@@ -200,7 +206,13 @@ def _dataclass(cls: type, typevars: tuple[tuple[Any, Any], ...]) -> Convert:
                 raise _Bad("", f"missing key {name!r}")
         if not converters:  # built on first use: a field's type may be this class itself
             converters.update({name: _converter(t) for name, t in fields.items()})
-        return cls(**{k: _at(f".{k}", converters[k], v) for k, v in data.items()})
+        values = {}
+        for k, v in data.items():
+            try:
+                values[k] = converters[k](v)
+            except _Bad as bad:  # the path is spelt out only for an error
+                raise _Bad(f".{k}{bad.rel}", bad.msg) from None
+        return cls(**values)
     return convert_dataclass
 
 

@@ -17,17 +17,18 @@ did not mention GPUs), and () when we looked and found nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Generic, TypeVar
 
 from gpudoctor import __version__
+from gpudoctor.frozen import frozen
 from gpudoctor.serde import from_data, to_data
 
 SCHEMA_VERSION = 1
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@frozen
 class Fact(Generic[T]):
     """One value and where it came from. `tried` records what was attempted
     when the value could not be read, so "unknown" is explained."""
@@ -49,8 +50,10 @@ def fact(value: T | None, source: str, tried: tuple[str, ...] | list[str] = ()) 
     return Fact(value, source if value is not None else "", tuple(tried))
 
 
-@dataclass(frozen=True)
+@frozen
 class System:
+    """The operating system, the target interpreter and the container or WSL around them."""
+
     os: Fact[str] = UNKNOWN  # "linux" | "windows" | "darwin"
     os_release: Fact[str] = UNKNOWN  # "Ubuntu 22.04.4 LTS"
     kernel: Fact[str] = UNKNOWN
@@ -82,8 +85,10 @@ class System:
     image_min_sm: Fact[str] = UNKNOWN
 
 
-@dataclass(frozen=True)
+@frozen
 class Driver:
+    """The NVIDIA driver: its version, the CUDA API it offers, cuInit, NVML and the kernel module."""
+
     version: Fact[str] = UNKNOWN
     cuda_api: Fact[str] = UNKNOWN
     # CUresult of cuInit(0): 0 is success; 100 no device, 999 unknown...
@@ -101,15 +106,19 @@ class Driver:
     library_version: Fact[str] = UNKNOWN
 
 
-@dataclass(frozen=True)
+@frozen
 class GpuProcess:
+    """A process using a GPU, as NVML lists it."""
+
     pid: int
     used_memory_mib: int | None = None
     name: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Gpu:
+    """One GPU as NVML (or nvidia-smi) reports it: identity, memory, health and PCIe link."""
+
     index: int  # NVML index (PCI bus order), not necessarily CUDA's
     name: str
     source: str = "nvml"
@@ -136,7 +145,7 @@ class Gpu:
     errors: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Visibility:
     """Which GPUs a CUDA program would see, and in what order."""
 
@@ -147,7 +156,7 @@ class Visibility:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class CudaRuntime:
     """A CUDA runtime (libcudart) or toolkit the target environment could load."""
 
@@ -160,7 +169,7 @@ class CudaRuntime:
     ld_library_path: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class Library:
     """A cuDNN or NCCL installation."""
 
@@ -173,7 +182,7 @@ class Library:
     ld_library_path: bool = False  # its directory is listed in LD_LIBRARY_PATH
 
 
-@dataclass(frozen=True)
+@frozen
 class DeepResult:
     """What importing the framework in the target interpreter showed (--deep)."""
 
@@ -193,8 +202,10 @@ class DeepResult:
     duration_s: float | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Framework:
+    """One installed framework (torch, tensorflow, jax, cupy...), read from its files."""
+
     name: str  # "torch" | "tensorflow" | "jax" | "cupy"
     version: Fact[str] = UNKNOWN  # "2.14.1+cu130"
     location: str | None = None
@@ -215,7 +226,7 @@ class Framework:
     wheel_platform: Fact[str] = UNKNOWN
 
 
-@dataclass(frozen=True)
+@frozen
 class Companion:
     """A library built for (or pinned to) a framework: torchvision, xformers,
     vLLM, flash-attn, triton, bitsandbytes, DeepSpeed..."""
@@ -244,7 +255,7 @@ class Companion:
     deep_import: Fact[str] = UNKNOWN
 
 
-@dataclass(frozen=True)
+@frozen
 class ProbeError:
     """A probe that crashed: a bug in gpudoctor, reported, never fatal."""
 
@@ -252,8 +263,10 @@ class ProbeError:
     error: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Snapshot:
+    """Every fact one probe run found: the input of the rules (`check --from` replays it)."""
+
     schema_version: int = SCHEMA_VERSION
     gpudoctor_version: str = __version__
     origin: str = "live"  # "live" | "diagnose" | "file"

@@ -98,7 +98,7 @@ def test_explain_unknown_code_exit_2():
 
 
 def test_check_smoke_is_skipped_when_check_found_no_usable_gpu():
-    from gpudoctor.commands.check import _with_smoke
+    from gpudoctor.commands.check_run import _with_smoke
     from gpudoctor.doctor import judge
     from gpudoctor.matrices import load_matrices
     from gpudoctor.snapshot import Snapshot

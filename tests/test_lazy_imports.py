@@ -24,8 +24,25 @@ sys.stderr.write("MODULES=" + json.dumps(loaded) + "\\n")
 """
 
 
-def _modules(*args: str) -> set[str]:
-    proc = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=120)
+# The same through the entry point of `python -m gpudoctor` and the console script.
+ENTRY_PROBE = """
+import json, os, sys
+import gpudoctor.__main__ as entry
+real_exit = os._exit
+def leave(status):
+    loaded = sorted({name.split(".")[0] if not name.startswith("gpudoctor") else ".".join(name.split(".")[:2])
+                     for name in sys.modules})
+    sys.stderr.write("MODULES=" + json.dumps(loaded) + "\\n")
+    sys.stderr.flush()
+    real_exit(status)
+os._exit = leave
+sys.argv = ["gpudoctor", *sys.argv[1:]]
+entry.run()
+"""
+
+
+def _modules(*args: str, probe: str = PROBE) -> set[str]:
+    proc = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=120)
     line = next(x for x in proc.stderr.splitlines() if x.startswith("MODULES="))
     return set(json.loads(line[len("MODULES="):]))
 
@@ -45,6 +62,20 @@ def test_check_json_does_not_import_rich(tmp_path):
     snap.pop("_note", None)
     (tmp_path / "s.json").write_text(json.dumps(snap))
     assert "rich" not in _modules("check", "--from", str(tmp_path / "s.json"), "--json")
+
+
+def test_live_check_json_does_not_import_rich():  # probing this host: the status shown on a terminal only
+    assert "rich" not in _modules("check", "--json")
+
+
+@pytest.mark.parametrize("args", [("check", "--json"), ("check", "--format", "markdown", "--strict")],
+                         ids=["json", "markdown"])
+def test_entry_point_check_does_not_import_click(args):
+    assert "click" not in _modules(*args, probe=ENTRY_PROBE)
+
+
+def test_entry_point_other_commands_do_import_click():  # the check above can fail: it finds click when loaded
+    assert "click" in _modules("rules", "--json", probe=ENTRY_PROBE)
 
 
 def _fixture(tmp_path, code: str, kind: str) -> str:

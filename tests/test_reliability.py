@@ -232,11 +232,11 @@ def test_the_cache_keeps_one_file_per_matrix_path(tmp_path, monkeypatch):
     cache = tmp_path / "cache" / "gpudoctor" / "parsed"
     cache.mkdir(parents=True)
     (cache / ("0" * 32 + ".json")).write_text("{}")  # the old scheme's leftovers
-    first = loader._read_doc(copy)
+    first = loader.read_doc(copy)
     for i in range(3):
         copy.write_text(src.read_text() + f"\n# edit {i}\n")
         os.utime(copy, ns=(10**18 + i, 10**18 + i))
-        assert loader._read_doc(copy) == first
+        assert loader.read_doc(copy) == first
     files = sorted(p.name for p in cache.iterdir())
     assert len(files) == 1 and files[0].startswith(loader.CACHE_PREFIX), files
 

@@ -7,12 +7,12 @@ import sys
 import click
 
 from gpudoctor.cli import InputError
+from gpudoctor.commands.check_run import PRECISIONS, probe, run_check
 from gpudoctor.findings import ExitCode
 from gpudoctor.render.emit import OutputFormat, emit, format_option
 from gpudoctor.serde import DataError
 from gpudoctor.snapshot import Snapshot
 
-PRECISIONS = ("tf32", "bf16", "fp8")
 DEEP_HELP = "Also import each framework in a subprocess (at most 60 s each; seconds usually)."
 
 
@@ -40,43 +40,6 @@ def snapshot_from_json(text: str, name: str) -> Snapshot:
         return Snapshot.from_dict(data)
     except DataError as exc:
         raise InputError(f"{name} is not a gpudoctor snapshot: {exc}") from None
-
-
-def start_probe(python: str | None):
-    """Start the target interpreter now (it takes as long as an interpreter
-    start), so that it runs while gpudoctor imports its judge; pass the
-    result to probe()."""
-    from gpudoctor.host import RealHost
-    from gpudoctor.probes.target import Interrogation
-
-    return Interrogation(RealHost(), python)
-
-
-def probe(python: str | None, deep: bool, quiet: bool = False, started=None) -> Snapshot:
-    from gpudoctor.host import RealHost
-    from gpudoctor.probes import TargetPythonError, collect
-    from gpudoctor.render.console import status
-
-    first = "importing each framework (--deep, at most 60 s each)" if deep else "probing"
-    try:
-        with status(f"gpudoctor: {first}…", enabled=not quiet) as say:
-            snap = collect(RealHost(), python=python, deep=deep,
-                           progress=lambda stage: say(f"gpudoctor: {stage}…"), started=started)
-    except TargetPythonError as exc:
-        raise InputError(str(exc)) from None
-    say_which_environment(snap)
-    return snap
-
-
-def say_which_environment(snap: Snapshot) -> None:
-    """When the active environment was judged instead of gpudoctor's own (a
-    pipx or uv-tool install), the first line says so (stderr: JSON stays JSON)."""
-    from gpudoctor.probes.target import ACTIVE_MARK
-
-    exe = snap.system.python_executable
-    if ACTIVE_MARK in (exe.source or ""):
-        why = exe.source.split("(", 1)[-1].rstrip(")")
-        click.echo(f"gpudoctor: judging {exe.value}: {why}; --python PATH judges another", err=True)
 
 
 def python_option(f):
@@ -107,75 +70,10 @@ def check(python, deep, fmt, as_json, strict, from_file, require, smoke, policy_
     Exit codes: 0 no error findings, 1 error findings (--strict: warnings too),
     2 usage or input error, 3 internal error.
     """
-    if as_json:
-        fmt = "json"
     if from_file and (python or deep or smoke):
         raise click.UsageError("--from judges a saved snapshot; --python, --deep and --smoke probe a live machine")
-    policy = _load_policy(policy_file) if policy_file else None
-    started = None if from_file else start_probe(python)
-
-    from gpudoctor.doctor import judge  # imported while the target interpreter runs
-    from gpudoctor.matrices import load_matrices
-
-    snapshot = load_snapshot_file(from_file) if from_file else probe(python, deep, quiet=fmt != "text", started=started)
-    require = tuple(require) + (policy.precisions if policy else ())
-    report = judge(snapshot, load_matrices(), require_precision=require, debug=debug)
-    if smoke:
-        report = _with_smoke(report, python)
-    extra = {}
-    if policy:
-        from gpudoctor.rules.policy import apply_policy, policy_data
-
-        report, ignored = apply_policy(report, policy)
-        extra["policy"] = policy_data(policy, ignored)
-    _emit_report(report, fmt, strict, verbose, extra, report_out)
-    sys.exit(report.exit_code(strict))
-
-
-def _load_policy(path: str):
-    from gpudoctor.policy import PolicyError, load_policy
-
-    try:
-        return load_policy(path)
-    except PolicyError as exc:
-        raise InputError(str(exc)) from None
-
-
-# Findings of check that already say smoke cannot run: no driver, no GPU passed in.
-NO_GPU_CATEGORIES = {"no-driver", "container-no-gpu", "wsl"}
-# Smoke codes that only repeat a check finding (GD713 precision skipped = GD612).
-REPEATS_CHECK = {"GD713"}
-
-
-def _with_smoke(report, python):
-    from dataclasses import replace
-
-    from gpudoctor.findings import Severity, sort_findings
-    from gpudoctor.host import RealHost
-    from gpudoctor.smoke import run_smoke  # noqa: PLC0415 - only when asked
-
-    if any(f.severity is Severity.ERROR and f.category in NO_GPU_CATEGORIES for f in report.findings):
-        click.echo("smoke skipped: the check found no usable driver or GPU", err=True)
-        return report
-    smoke_report = run_smoke(RealHost(), python=python, snapshot=report.snapshot)
-    extra = [f for f in smoke_report.findings if f.code not in REPEATS_CHECK]
-    return replace(report, findings=tuple(sort_findings(list(report.findings) + extra)))
-
-
-def _emit_report(report, fmt: str, strict: bool, verbose: bool, extra: dict, report_out: str | None) -> None:
-    """The report in `fmt`, and its JSON also in --report-out when asked."""
-    from gpudoctor.render.json import dumps, report_data
-    from gpudoctor.render.report_views import report_views
-
-    data = {**report_data(report, "check", strict), **extra}
-    if report_out:
-        from gpudoctor.render.ci import write_report
-
-        try:
-            write_report(report_out, dumps(data))
-        except OSError as exc:
-            raise InputError(f"--report-out: cannot write {report_out}: {exc.strerror or exc}") from None
-    emit("check", fmt, report_views(report, "check", strict, verbose, data, report_out))
+    sys.exit(run_check(python, deep, fmt, as_json, strict, from_file, require, smoke, policy_file, report_out,
+                       verbose, debug))
 
 
 @click.command()

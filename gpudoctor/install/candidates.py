@@ -9,23 +9,29 @@ warnings that go with it when it works.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from packaging.version import InvalidVersion, Version
+
+from gpudoctor.frozen import frozen
 
 # Blocker kinds, in the order they are reported.
 BLOCKER_KINDS = ("version", "platform", "python", "arch", "cudnn", "driver")
 
 
-@dataclass(frozen=True)
+@frozen
 class Blocker:
+    """Why a candidate build cannot work on the target, and what would lift it."""
+
     kind: str  # one of BLOCKER_KINDS
     text: str  # "no kernels for sm_61 (build has sm_75 ... sm_120, compute_120)"
     need: str | None = None  # what would lift it: "driver >= 580.65.06"
 
 
-@dataclass(frozen=True)
+@frozen
 class Candidate:
+    """One published build of a framework (release, variant, platform) and what it needs."""
+
     framework: str  # "torch"
     version: str  # "2.14.1"
     variant: str  # "cu126" | "cpu" | "cuda12" | "cupy-cuda12x" | "and-cuda"
@@ -60,8 +66,10 @@ class Candidate:
         return dict(self.extras).get(key)
 
 
-@dataclass(frozen=True)
+@frozen
 class Assessment:
+    """A candidate judged against the target: its blockers, reasons and warnings."""
+
     candidate: Candidate
     blockers: tuple[Blocker, ...] = ()
     reasons: tuple[str, ...] = ()  # why it works (kernels, driver, cuDNN), for the chosen one

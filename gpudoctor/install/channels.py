@@ -5,30 +5,28 @@ channels carry a framework. Loaded closed-world like the matrices."""
 from __future__ import annotations
 
 import functools
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
+from gpudoctor.frozen import frozen
 from gpudoctor.serde import DataError, from_data
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "install_channels.toml"
 
 
-@dataclass(frozen=True)
+@frozen
 class UvTorchBackends:
+    """install_channels.toml [[uv_torch_backend]]: the backends a uv release's --torch-backend accepts."""
+
     uv_version: str
     backends: tuple[str, ...]
     source: str
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class CpuIndex:
+    """install_channels.toml [[cpu_index]]: where a framework's CPU-only wheels live."""
+
     framework: str
     index_url: str
     platforms: tuple[str, ...]
@@ -37,8 +35,10 @@ class CpuIndex:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class CondaChannel:
+    """install_channels.toml [[conda_channel]]: a conda channel that carries a framework series."""
+
     framework: str
     channel: str
     package: str
@@ -52,8 +52,10 @@ class CondaChannel:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class CondaForgeBuild:
+    """install_channels.toml [[conda_forge_build]]: one conda-forge build of a framework."""
+
     framework: str
     package: str
     version: str
@@ -66,16 +68,20 @@ class CondaForgeBuild:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class PypiGpu:
+    """install_channels.toml [[pypi_gpu]]: the platforms where PyPI's default wheel is a GPU build."""
+
     framework: str
     platforms: tuple[str, ...]
     source: str
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class CondaCommand:
+    """install_channels.toml [[conda_command]]: the conda command that installs a framework from a channel."""
+
     framework: str
     channel: str
     command: str  # a template: "{cuda_major}"
@@ -84,7 +90,7 @@ class CondaCommand:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class JetsonRelease:
     """A JetPack release: the L4T it ships, its CUDA, and where frameworks built
     for Jetson's integrated GPU come from (PyPI's aarch64 wheels are SBSA builds)."""
@@ -111,8 +117,10 @@ _TABLES = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class Channels:
+    """Every table of install_channels.toml."""
+
     uv: tuple[UvTorchBackends, ...] = ()
     cpu_index: tuple[CpuIndex, ...] = ()
     conda: tuple[CondaChannel, ...] = ()
@@ -144,8 +152,9 @@ class Channels:
         return row, (row.platforms if row else ())
 
 
-def parse_channels(text: str, origin: str = "install_channels.toml") -> Channels:
-    doc = tomllib.loads(text)
+def channels_from_doc(doc: dict, origin: str) -> Channels:
+    """The channels from the parsed TOML of install_channels.toml, closed-world."""
+    doc = dict(doc)
     if doc.pop("schema_version", None) != 1:
         raise DataError(f"{origin}: schema_version must be 1")
     doc.pop("data_as_of", None)
@@ -171,4 +180,6 @@ def parse_channels(text: str, origin: str = "install_channels.toml") -> Channels
 
 @functools.lru_cache(maxsize=1)
 def load_channels() -> Channels:
-    return parse_channels(DATA_FILE.read_text(encoding="utf-8"), str(DATA_FILE.name))
+    from gpudoctor.matrices.loader import read_doc  # the matrices' parse cache: TOML parsed once per install
+
+    return channels_from_doc(read_doc(DATA_FILE), str(DATA_FILE.name))

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from gpudoctor.frozen import frozen
 
 _WIN_SAFE = re.compile(r"^[A-Za-z0-9_@+=:,./\\-]+$")
 _WIN_UNQUOTABLE = re.compile(r'["%!^`$\r\n]')
 
 
-@dataclass(frozen=True)
+@frozen
 class Commands:
+    """The install commands for the chosen build, one per installer."""
+
     pip: str | None = None
     uv: str | None = None
     uv_project: str | None = None  # pyproject.toml snippet

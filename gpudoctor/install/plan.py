@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import importlib
 import re
-from dataclasses import dataclass
 
+from gpudoctor.frozen import frozen
 from gpudoctor.install.candidates import Assessment, Candidate, preference, version_key
 from gpudoctor.install.channels import Channels, load_channels
 from gpudoctor.install.checks import assess
@@ -21,7 +21,7 @@ MODULES = {"torch": "gpudoctor.install.torch", "tensorflow": "gpudoctor.install.
 MAX_ALTERNATIVES = 12
 
 
-@dataclass(frozen=True)
+@frozen
 class Install:
     """What the framework module makes of the chosen candidate."""
 
@@ -32,8 +32,10 @@ class Install:
     warnings: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Alternative:
+    """Another build the engine considered, and why it was not chosen."""
+
     version: str
     variant: str
     works: bool
@@ -47,8 +49,10 @@ class Alternative:
         return f"{self.version}{variant}{where}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Plan:
+    """The engine's answer for one framework: the build chosen, its commands, the alternatives."""
+
     framework: str
     target: Target
     request: Request

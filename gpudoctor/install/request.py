@@ -4,11 +4,11 @@ request, and companion packages (torchvision, torchaudio) to pair with it."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from gpudoctor.frozen import frozen
 from gpudoctor.install.target import TargetError
 
 # Accepted spellings -> the framework's name in gpudoctor.
@@ -20,8 +20,10 @@ COMPANIONS = {"torch": ("torchvision", "torchaudio")}
 _BARE = re.compile(r"^\d+(\.\d+){0,2}$")
 
 
-@dataclass(frozen=True)
+@frozen
 class Request:
+    """What the user asked to install: a framework, a version specifier, companions."""
+
     framework: str
     spec: SpecifierSet = SpecifierSet()
     companions: tuple[str, ...] = ()

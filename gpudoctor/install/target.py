@@ -10,8 +10,9 @@ what it assumed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from gpudoctor.frozen import frozen
 from gpudoctor.matrices import gpu_names
 from gpudoctor.versions import ComputeCapability, compute_capability, parse_numeric, python_version
 
@@ -33,8 +34,10 @@ class TargetError(ValueError):
         self.choices = choices
 
 
-@dataclass(frozen=True)
+@frozen
 class TargetGpu:
+    """A GPU of the target machine: its compute capability and name."""
+
     cc: ComputeCapability
     name: str | None = None
 
@@ -42,8 +45,10 @@ class TargetGpu:
         return f"{self.name} ({self.cc.sm})" if self.name else self.cc.sm
 
 
-@dataclass(frozen=True)
+@frozen
 class Target:
+    """The machine a build must work on: OS, architecture, Python, driver, GPUs."""
+
     os: str = "linux"  # "linux" | "windows" | "macos"
     arch: str = "x86_64"  # "x86_64" | "aarch64"
     python: tuple[int, int] | None = None  # None: any Python the release supports

@@ -10,7 +10,6 @@ does not become 'Quadro RTX 8000'.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 from collections.abc import Sequence
@@ -86,6 +85,8 @@ def rank(gpus: Sequence[r.GpuModel], words_of_rows: Sequence[tuple[int, list[str
             continue
         scores[i] = min(score, scores.get(i, score))
     if not scores:
+        import difflib  # only for a name no row matches
+
         keys = {" ".join(words): i for i, words in words_of_rows}
         plain = " ".join(w for w in query if w not in MOBILE and w != "gpu")  # suggest the desktop namesake
         for n, k in enumerate(difflib.get_close_matches(plain, list(keys), n=10, cutoff=0.6)):

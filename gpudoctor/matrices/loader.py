@@ -7,11 +7,11 @@ and the key. Rows become frozen records.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -21,24 +21,25 @@ from gpudoctor.serde import DataError, from_data
 
 SCHEMA_VERSION = 1
 
-# file stem -> {table name -> record type}
-TABLES: dict[str, dict[str, type]] = {
+# file stem -> {table name -> record type in gpudoctor.matrices.records}; the type is
+# looked up when its file is loaded, so that only loaded files build their record classes.
+TABLES: dict[str, dict[str, str]] = {
     "cuda": {
-        "toolkit": r.CudaToolkit,
-        "minor_compat": r.MinorCompat,
-        "arch_support": r.ArchSupport,
-        "driver_branch": r.DriverBranch,
-        "arch_driver": r.ArchDriver,
+        "toolkit": "CudaToolkit",
+        "minor_compat": "MinorCompat",
+        "arch_support": "ArchSupport",
+        "driver_branch": "DriverBranch",
+        "arch_driver": "ArchDriver",
     },
-    "gpus": {"gpu": r.GpuModel, "precision": r.PrecisionSupport, "family": r.GpuFamily},
-    "torch": {"release": r.TorchRelease, "build": r.TorchBuild},
-    "tensorflow": {"release": r.TensorflowRelease},
-    "jax": {"release": r.JaxRelease},
-    "cudnn": {"release": r.CudnnRelease},
-    "cupy": {"package": r.CupyPackage},
-    "companions": {"pin": r.CompanionPin, "framework_pin": r.FrameworkPin, "extension_wheel": r.ExtensionWheel,
-                   "gpu_library": r.GpuLibrary, "image": r.Image},
-    "rates": {"achievable": r.AchievableRate, "mig": r.MigShare},
+    "gpus": {"gpu": "GpuModel", "precision": "PrecisionSupport", "family": "GpuFamily"},
+    "torch": {"release": "TorchRelease", "build": "TorchBuild"},
+    "tensorflow": {"release": "TensorflowRelease"},
+    "jax": {"release": "JaxRelease"},
+    "cudnn": {"release": "CudnnRelease"},
+    "cupy": {"package": "CupyPackage"},
+    "companions": {"pin": "CompanionPin", "framework_pin": "FrameworkPin", "extension_wheel": "ExtensionWheel",
+                   "gpu_library": "GpuLibrary", "image": "Image"},
+    "rates": {"achievable": "AchievableRate", "mig": "MigShare"},
 }
 
 # (file stem, table) -> the fields that identify a row; unique within a table.
@@ -118,7 +119,7 @@ def validate(stem: str, doc: dict[str, Any], origin: str) -> tuple[str, dict[str
         raise MatrixError(f"{origin}: data_as_of must be a date string like \"2026-11-29\"")
     tables: dict[str, tuple[Any, ...]] = {}
     for name, rows in doc.items():
-        record = TABLES[stem].get(name)
+        record = getattr(r, TABLES[stem][name]) if name in TABLES[stem] else None
         if record is None:
             raise MatrixError(f"{origin}: unknown table {name!r} (known: {', '.join(TABLES[stem])})")
         if not isinstance(rows, list):
@@ -150,11 +151,13 @@ def _cache_dir() -> Path:
     return Path(base) / "gpudoctor" / "parsed"
 
 
-CACHE_PREFIX = "m-"  # cache files of this version's scheme; anything else in the folder is stale
+# Cache files of this scheme and of the one before it (m-<sha256 of the path>.json,
+# still written by older installs on the same machine: neither prunes the other's).
+CACHE_PREFIX = "m-"  # anything else in the folder is stale
 
 
-def _read_doc(path: Path) -> dict[str, Any]:
-    """The parsed TOML of a matrix file. Parsing TOML costs ~0.1 s for torch.toml,
+def read_doc(path: Path) -> dict[str, Any]:
+    """The parsed TOML of a data file (the matrices, install_channels.toml). Parsing TOML costs ~0.1 s for torch.toml,
     so the plain parse result is kept as JSON in the user cache: one file per
     matrix path, holding the path, size, mtime and gpudoctor version it was
     parsed from, and rewritten when any of them changes (so the cache never
@@ -163,7 +166,10 @@ def _read_doc(path: Path) -> dict[str, Any]:
     resolved = str(path.resolve())
     key = f"{resolved}|{st.st_size}|{st.st_mtime_ns}|{__version__}"
     directory = _cache_dir()
-    cached = directory / f"{CACHE_PREFIX}{hashlib.sha256(resolved.encode()).hexdigest()[:32]}.json"
+    # Named by the file and a checksum of its path (zlib is loaded already;
+    # hashlib would load OpenSSL): two paths that share one only take turns in
+    # the file, since the key inside must match.
+    cached = directory / f"{CACHE_PREFIX}{path.stem}-{zlib.crc32(resolved.encode()):08x}.json"
     try:
         entry = json.loads(cached.read_text(encoding="utf-8"))
         if isinstance(entry, dict) and entry.get("key") == key and isinstance(entry.get("doc"), dict):
@@ -205,7 +211,7 @@ def load_file(directory: Path, stem: str) -> tuple[str, dict[str, tuple[Any, ...
     path = directory / f"{stem}.toml"
     if not path.is_file():
         return None
-    return validate(stem, _read_doc(path), str(path))
+    return validate(stem, read_doc(path), str(path))
 
 
 def load_dir(directory: Path) -> tuple[dict[str, str], dict[str, dict[str, tuple[Any, ...]]]]:

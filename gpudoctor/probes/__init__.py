@@ -10,15 +10,13 @@ subprocesses of the target interpreter).
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from gpudoctor.host import Host
-from gpudoctor.probes import companions as companion_probe
-from gpudoctor.probes import cuda_runtime, deep as deep_probe, driver, frameworks, gpus, libraries, system, visibility
-from gpudoctor.probes.context import Context
 from gpudoctor.probes.target import Interrogation, TargetInfo, TargetPythonError, interrogate
-from gpudoctor.snapshot import Driver, ProbeError, Snapshot, System, Visibility
+
+if TYPE_CHECKING:
+    from gpudoctor.host import Host
+    from gpudoctor.snapshot import Snapshot
 
 __all__ = ["collect", "TargetPythonError", "TargetInfo"]
 
@@ -31,6 +29,16 @@ def collect(host: Host, python: str | None = None, deep: bool = False,
     gpudoctor's own). Raises TargetPythonError, with a one-line message for
     the user, when `python` is missing or cannot run; nothing else escapes.
     `started`: the same interrogation of `python`, begun earlier."""
+    # Imported here, not above: gpudoctor.probes.target (the target interpreter,
+    # started first) must not wait for every probe module and the snapshot types.
+    from datetime import datetime, timezone
+
+    from gpudoctor.probes import companions as companion_probe
+    from gpudoctor.probes import cuda_runtime, deep as deep_probe, driver, frameworks, gpus, libraries, system
+    from gpudoctor.probes import visibility
+    from gpudoctor.probes.context import Context
+    from gpudoctor.snapshot import Driver, ProbeError, Snapshot, System, Visibility
+
     target = started.result() if started is not None else interrogate(host, python)
     ctx = Context(host, target)
     errors: list[ProbeError] = []

@@ -20,6 +20,8 @@ T = TypeVar("T")
 
 @dataclass
 class Context:
+    """State shared by the probes of one collect() run."""
+
     host: Host
     target: TargetInfo
     _cache: dict[str, Any] = field(default_factory=dict)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass
 
+from gpudoctor.frozen import frozen
 from gpudoctor.host import Host
 from gpudoctor.probes.fatbin import FatbinError, _reader, elf_sections
 
@@ -24,8 +24,10 @@ _CUDART = re.compile(rb"libcudart\.so\.(\d+)")
 _SHT_DYNAMIC = 6
 
 
-@dataclass(frozen=True)
+@frozen
 class ElfLinkInfo:
+    """What a library's ELF symbols tell: its C++ ABI, the libcudart it links, its DT_NEEDED."""
+
     cxx11_abi: bool | None  # None: no c10 symbol to tell by
     cudart_major: int | None
     needed: tuple[str, ...]

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
 
+from gpudoctor.frozen import frozen
 from gpudoctor.probes.context import Context
 from gpudoctor.probes.cuda_runtime import toolkit_lib_dirs, toolkit_roots
 from gpudoctor.probes.locate import (
@@ -25,8 +25,10 @@ SYSTEM_INCLUDE_DIRS = ("/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/in
                        "/usr/local/include")
 
 
-@dataclass(frozen=True)
+@frozen
 class Spec:
+    """How to find one CUDA library (cuDNN, NCCL): file stem, pip directory, distribution, headers."""
+
     name: str  # "cudnn"
     stem: str  # "libcudnn.so"
     pip_dir: str  # nvidia/<pip_dir>/lib

@@ -11,6 +11,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+from gpudoctor.frozen import frozen
 from gpudoctor.host import Host
 from gpudoctor.probes.context import Context
 
@@ -33,8 +34,10 @@ def normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-@dataclass(frozen=True)
+@frozen
 class Dist:
+    """An installed distribution, from its .dist-info or .egg-info directory."""
+
     name: str  # normalized
     version: str
     path: str  # the .dist-info / .egg-info directory

@@ -7,8 +7,8 @@ always with a timeout: a hung nvidia-smi costs its timeout and nothing more.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from gpudoctor.frozen import frozen
 from gpudoctor.host import CommandResult
 from gpudoctor.probes.context import Context
 
@@ -32,8 +32,10 @@ _CC = re.compile(r"\d{1,2}\.\d{1,2}")
 _MISSING = {"", "n/a", "[n/a]", "[not supported]", "not supported", "[unknown error]", "[insufficient permissions]"}
 
 
-@dataclass(frozen=True)
+@frozen
 class SmiAnswer:
+    """One nvidia-smi query: which nvidia-smi ran, the rows it printed, and every run of it."""
+
     path: str | None  # the nvidia-smi that ran; None when there is none
     rows: tuple[dict[str, str | None], ...]
     results: tuple[CommandResult, ...]  # every run, for `tried`

@@ -13,9 +13,9 @@ import os
 import posixpath
 import sys
 import threading
-from dataclasses import dataclass
 
 from gpudoctor.child import kill_running_commands
+from gpudoctor.frozen import frozen
 from gpudoctor.host import Host, RealHost
 from gpudoctor.scripts import script_path
 
@@ -28,8 +28,10 @@ class TargetPythonError(ValueError):
     meant for the user (the CLI prints it and exits 2)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class TargetInfo:
+    """What the target interpreter says about itself (version, prefixes, sys.path, platform)."""
+
     python: str  # as resolved from --python (or gpudoctor's own interpreter)
     version: str  # "3.11.7"
     executable: str

@@ -1,5 +1,8 @@
 """One way to make the rich consoles: colour on a terminal; plain text when
-piped (CI logs, files), as wide as COLUMNS says, else 80 columns."""
+piped (CI logs, files), as wide as COLUMNS says, else 80 columns.
+
+rich is imported only when a console is made: `check --json` and a status
+that is not shown (piped, quiet) never pay for it."""
 
 from __future__ import annotations
 
@@ -7,8 +10,10 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 PIPED_WIDTH = 80  # a pipe has no width of its own: the narrowest common terminal, unless COLUMNS says
 MIN_WIDTH, MAX_WIDTH = 40, 400
@@ -24,6 +29,8 @@ def piped_width() -> int:
 
 
 def stdout_console(**kwargs) -> Console:
+    from rich.console import Console
+
     console = Console(highlight=False, **kwargs)
     if not console.is_terminal:
         console = Console(highlight=False, width=piped_width(), no_color=True, **kwargs)
@@ -38,6 +45,7 @@ def status(message: str, enabled: bool = True) -> Iterator[Callable[[str], None]
     if not enabled or not sys.stderr.isatty():
         yield lambda _msg: None
         return
+    from rich.console import Console
     from rich.markup import escape
 
     console = Console(stderr=True, highlight=False)

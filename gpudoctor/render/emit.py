@@ -6,7 +6,8 @@ one to stdout or a file.
 A command hands emit() its views, one per format: a function that returns the
 whole text (JSON, markdown, the CI formats), or a Printed that draws on a rich
 console (the text views: tables, colour on a terminal). Views are built only
-when chosen, so the JSON paths never import rich.
+when chosen, so the JSON paths never import rich; nor click, which only
+format_option needs (`check`'s common command lines run without it).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Union
 
-import click
+from gpudoctor.exits import echo
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -65,6 +66,8 @@ FORMATS: Mapping[str, tuple[OutputFormat, ...]] = {
 
 def format_option(command: str, help: str | None = None) -> Callable:
     """The --format option of `command`: its formats, the first the default."""
+    import click
+
     choices = [f.value for f in FORMATS[command]]
     return click.option("--format", "fmt", type=click.Choice(choices), default=choices[0], show_default=True,
                         help=help)
@@ -96,13 +99,13 @@ def emit(command: str, fmt: str, views: Mapping[OutputFormat, View], *,
 
             view.draw(stdout_console(soft_wrap=True) if view.soft_wrap else stdout_console())
         else:
-            click.echo(view(), nl=False)
+            echo(view(), nl=False)
         return
     text = as_text(view)
     if redact is not None:
         text = redact(text)
     if output is None:
-        click.echo(text, nl=False)
+        echo(text, nl=False)
     else:
         with open(output, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from gpudoctor import cuerrors
 from gpudoctor.compat import arch_driver_verdict
 from gpudoctor.findings import Fix, Severity
 from gpudoctor.matrices import Matrices
@@ -127,6 +126,8 @@ def cuinit_failed(s: Snapshot, m: Matrices) -> Findings:
         raise Unknown("cuInit was not tried")
     if code == 0:
         return
+    from gpudoctor import cuerrors  # its table is built only when cuInit failed
+
     err = cuerrors.describe(code)
     category = CUINIT_CATEGORY.get(code, "hardware-health")
     yield cuinit_failed.finding(

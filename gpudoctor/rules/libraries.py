@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import posixpath
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from gpudoctor.findings import Fix, Severity
 from gpudoctor.matrices import Matrices
@@ -119,6 +118,8 @@ def cudnn_major_needed(requirement: str | None) -> int | None:
     exact = _ver(requirement)
     if exact:
         return exact[0]
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet  # a specifier is rare: jax's "<10.0,>=9.8"
+
     try:
         spec = SpecifierSet(requirement)
     except InvalidSpecifier:

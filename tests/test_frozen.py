@@ -1,0 +1,122 @@
+"""@frozen classes answer repr, ==, != and hash exactly as @dataclass(frozen=True)
+would: each of gpudoctor's @frozen classes is held to a twin that dataclasses
+builds from the same fields, on instances with many kinds of values."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gpudoctor
+from gpudoctor.frozen import frozen
+
+
+def _frozen_classes() -> list[type]:
+    found = {}
+    for info in pkgutil.walk_packages(gpudoctor.__path__, "gpudoctor."):
+        if ".scripts." in info.name or ".runner." in info.name or ".target." in info.name:
+            continue  # scripts run by the target interpreter
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if (isinstance(value, type) and dataclasses.is_dataclass(value)
+                    and getattr(value.__eq__, "__module__", "") == "gpudoctor.frozen"):
+                found[f"{value.__module__}.{value.__qualname__}"] = value
+    return [found[k] for k in sorted(found)]
+
+
+CLASSES = _frozen_classes()
+
+
+def test_the_classes_check_builds_are_frozen_ones():  # the comparisons below must not run on nothing
+    names = {f"{c.__module__}.{c.__qualname__}" for c in CLASSES}
+    assert {"gpudoctor.snapshot.Snapshot", "gpudoctor.findings.Finding",
+            "gpudoctor.matrices.records.torch.TorchBuild", "gpudoctor.probes.target.TargetInfo"} <= names
+
+
+def _twin(cls: type) -> type:
+    """The class dataclasses itself builds from the same fields."""
+    spec = [(f.name, f.type, dataclasses.field(repr=f.repr, compare=f.compare, hash=f.hash))
+            for f in dataclasses.fields(cls)]
+    return dataclasses.make_dataclass(cls.__name__, spec, frozen=True)
+
+
+def _make(cls: type, values: list) -> object:
+    obj = object.__new__(cls)
+    for f, value in zip(dataclasses.fields(cls), values):
+        object.__setattr__(obj, f.name, value)
+    return obj
+
+
+VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=True), st.text(max_size=3),
+                   st.tuples(st.integers(0, 2), st.text(max_size=2)))
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__qualname__)
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_repr_eq_hash_are_what_dataclasses_generates(cls, data):
+    twin = _twin(cls)
+    n = len(dataclasses.fields(cls))
+    a = _make(cls, data.draw(st.lists(VALUES, min_size=n, max_size=n)))
+    b = _make(cls, data.draw(st.lists(VALUES, min_size=n, max_size=n)))
+    a_again = _make(cls, [getattr(a, f.name) for f in dataclasses.fields(cls)])
+    assert cls.__repr__(a) == twin.__repr__(a)
+    for x, y in ((a, b), (a, a_again), (a, a), (a, object()), (a, 1)):
+        assert cls.__eq__(x, y) == twin.__eq__(x, y)
+    try:
+        expected = twin.__hash__(a)
+    except TypeError:  # an unhashable value
+        with pytest.raises(TypeError):
+            cls.__hash__(a)
+    else:
+        assert cls.__hash__(a) == expected
+
+
+def test_a_frozen_class_is_still_a_frozen_dataclass():
+    @frozen
+    class Point:
+        """A point."""
+
+        x: int
+        y: int = 0
+        label: str = dataclasses.field(default="", compare=False)
+
+    p = Point(1)
+    assert dataclasses.is_dataclass(p) and dataclasses.replace(p, y=2) == Point(1, 2)
+    assert Point(1, 0, "a") == Point(1, 0, "b") and hash(Point(1, 0, "a")) == hash(Point(1, 0, "b"))
+    assert repr(p) == "test_a_frozen_class_is_still_a_frozen_dataclass.<locals>.Point(x=1, y=0, label='')"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.x = 2  # type: ignore[misc]
+
+
+def test_methods_a_class_defines_itself_are_kept_as_dataclass_keeps_them():
+    @frozen
+    class Own:
+        """Its own equality; its hash then comes from the fields, as dataclasses does."""
+
+        x: int
+
+        def __eq__(self, other):
+            return True
+
+        def __repr__(self):
+            return "own"
+
+    assert Own(1) == Own(2) and repr(Own(1)) == "own" and hash(Own(1)) == hash((1,))
+
+
+def test_repr_of_an_object_inside_itself():
+    @frozen
+    class Box:
+        """Holds anything."""
+
+        items: list
+
+    box = Box([])
+    box.items.append(box)
+    assert repr(box) == "test_repr_of_an_object_inside_itself.<locals>.Box(items=[...])"
