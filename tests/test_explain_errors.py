@@ -267,6 +267,9 @@ MESSAGES = {
                                     "version in your machine is 7.3, which may cause serious incompatible bug.",
     "paddle-cuda-version-differs": "WARNING: device: 0. The installed Paddle is compiled with CUDA 10.2, but CUDA "
                                    "runtime version in your machine is 10.0, which may cause serious incompatible bug.",
+    "uv-no-wheel-for-platform": "hint: torch==2.4.1 @ registry+https://pypi.org/simple can't be installed because "
+                                "it doesn't have a source distribution or wheel for the current platform",
+    "rvc-no-nvidia-gpu-found": "没有发现支持的N卡, 使用CPU进行推理",
     "nvidia-smi-not-found": "/aio/entrypoint.sh: line 52: nvidia-smi: command not found",
     "a1111-incompatible-python": "INCOMPATIBLE PYTHON VERSION",
     "torch-library-missing-for-extension": "OSError: libtorch_cuda_cpp.so: cannot open shared object file: No such "

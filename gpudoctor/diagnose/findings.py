@@ -205,7 +205,7 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
 
 # Messages that say "CUDA is unavailable to this program" and no more.
 CPU_FALLBACK_MESSAGES = {"cuda-not-available", "whisper-fp16-on-cpu", "torch-deserialize-cuda", "yolo-cuda-unavailable",
-                         "lightning-gpus-requested-none-available", "jax-no-gpu-fallback"}
+                         "lightning-gpus-requested-none-available", "jax-no-gpu-fallback", "rvc-no-nvidia-gpu-found"}
 # Categories of a finding that already says why CUDA is unavailable.
 _EXPLAINS = {"no-driver", "driver-too-old-for-runtime", "driver-library-mismatch", "cpu-only-build",
              "arch-too-new-for-cuda", "arch-dropped", "arch-not-in-build", "cudnn-missing", "cudnn-version-mismatch",
