@@ -226,6 +226,8 @@ def run_child(argv: Sequence[str], *, timeout: float, stdout: Sink, stderr: Sink
     start = time.monotonic()
     with _STARTING:
         try:
+            # No timeout argument here: `deadline` below bounds the whole run, and
+            # stop_group kills the child's group when it passes.
             proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,

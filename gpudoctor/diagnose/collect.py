@@ -212,7 +212,8 @@ class Facts:
 _LINE = re.compile(r"^(?!--error)[^:]*?line (\d+)$")
 
 
-def _line(source: str) -> int | None:
+def source_line(source: str) -> int | None:
+    """The pasted line number a source names ("free text line 4" -> 4); None for --error text."""
     m = _LINE.match(source)
     return int(m.group(1)) if m else None
 
@@ -222,18 +223,18 @@ def prefer_the_failing_report(f: Facts) -> None:
     describes the failure with the one printed last before the first error line:
     among values of equal rank, that one wins. Without an error line the first
     value stays."""
-    errors = [n for n in (_line(sig.source) for sig in f.signals) if n is not None]
+    errors = [n for n in (source_line(sig.source) for sig in f.signals) if n is not None]
     if not errors:
         # No error line: a report that itself shows the failure (a CPU build, CUDA
         # unavailable) is the one the paste is about, the other one worked.
-        errors = [n for n in (_line(v.source) for _, key, v in f.contested if _shows_failure(key, v.value))
+        errors = [n for n in (source_line(v.source) for _, key, v in f.contested if _shows_failure(key, v.value))
                   if n is not None]
     if not errors or not f.contested:
         return
     failure = min(errors)
     for store, key, challenger in f.contested:
         have = store.get(key)
-        line, have_line = _line(challenger.source), _line(have.source) if have else None
+        line, have_line = source_line(challenger.source), source_line(have.source) if have else None
         if have is None or line is None or have_line is None or challenger.rank != have.rank:
             continue
         if have_line < line <= failure:

@@ -14,9 +14,9 @@ import re
 from gpudoctor.compat import parse_arch_list
 from gpudoctor.diagnose import Diagnosis
 from gpudoctor.diagnose.catalog import load_catalog
-from gpudoctor.diagnose.collect import Read
+from gpudoctor.diagnose.collect import Read, source_line
 from gpudoctor.doctor import Report, judge, verdicts
-from gpudoctor.findings import Evidence, Finding, Fix, Outcome, RuleResult, Severity, sort_findings
+from gpudoctor.findings import CATEGORIES, Evidence, Finding, Fix, Outcome, RuleResult, Severity, sort_findings
 from gpudoctor.matrices import Matrices
 from gpudoctor.rules.registry import RULES
 from gpudoctor.snapshot import Snapshot
@@ -98,9 +98,9 @@ def _other_cudnn_major_shown(text: str, source: str, s: Snapshot) -> bool:
     m = _REQUIRE_CUDNN.search(text)
     if m is None:
         return False
-    line = source.rsplit(" ", 1)[-1]
+    line = source_line(source)
     majors = {(parse_numeric(lib.version) or (None,))[0] for lib in s.cudnn or ()
-              if lib.version and lib.source.rsplit(" ", 1)[-1] != line}
+              if lib.version and (line is None or source_line(lib.source) != line)}
     return bool(majors) and int(m.group(1)) not in majors
 
 
@@ -207,10 +207,7 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
 CPU_FALLBACK_MESSAGES = {"cuda-not-available", "whisper-fp16-on-cpu", "torch-deserialize-cuda", "yolo-cuda-unavailable",
                          "lightning-gpus-requested-none-available", "jax-no-gpu-fallback", "rvc-no-nvidia-gpu-found"}
 # Categories of a finding that already says why CUDA is unavailable.
-_EXPLAINS = {"no-driver", "driver-too-old-for-runtime", "driver-library-mismatch", "cpu-only-build",
-             "arch-too-new-for-cuda", "arch-dropped", "arch-not-in-build", "cudnn-missing", "cudnn-version-mismatch",
-             "framework-cuda-mismatch", "library-conflict", "python-version-unsupported", "wsl", "container-no-gpu",
-             "hardware-health"}
+_EXPLAINS = CATEGORIES - {"precision-unsupported", "smoke-failure", "performance", "info", "policy"}
 
 
 def cpu_fallback_findings(d: Diagnosis, findings: list[Finding]) -> list[Finding]:
