@@ -27,8 +27,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import IO, Protocol
+from gpudoctor.frozen import frozen
 
 # What one command may print, per stream. The largest honest answer gpudoctor
 # asks for (a target's sys.path, nvidia-smi for 8 GPUs, an import's error) is
@@ -149,7 +149,7 @@ class Lines:
             self.on_line(line[i:i + self.max_line])
 
 
-@dataclass(frozen=True)
+@frozen
 class Ended:
     """How a child ended. `returncode` is None when it never started or when
     gpudoctor stopped it (deadline, output cap); negative: killed by a signal."""

@@ -4,7 +4,6 @@ summarise a verdict for every visible GPU × framework pair."""
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 from gpudoctor.compat import KernelKind, kernel_for
 from gpudoctor.findings import Finding, Outcome, RuleResult, Severity, exit_code_for, sort_findings
@@ -12,11 +11,12 @@ from gpudoctor.matrices import Matrices
 from gpudoctor.rules.registry import run_rules
 from gpudoctor.snapshot import Framework, Gpu, Snapshot
 from gpudoctor.versions import compute_capability
+from gpudoctor.frozen import frozen
 
 REPORT_SCHEMA_VERSION = 1
 
 
-@dataclass(frozen=True)
+@frozen
 class Verdict:
     """Will one framework use one GPU: ok, broken, cpu-only or unknown, and why."""
 
@@ -27,7 +27,7 @@ class Verdict:
     reason: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Report:
     """What check found: the snapshot, the findings, every rule's result and the verdicts."""
 

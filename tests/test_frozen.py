@@ -120,3 +120,76 @@ def test_repr_of_an_object_inside_itself():
     box = Box([])
     box.items.append(box)
     assert repr(box) == "test_repr_of_an_object_inside_itself.<locals>.Box(items=[...])"
+
+
+def _pair(**field_options):
+    """A @frozen class and its dataclasses twin with the same fields."""
+    def body():
+        return {"__annotations__": {"a": int, "b": list, "c": str, "d": int},
+                "b": dataclasses.field(default_factory=list), "c": "c",
+                "d": dataclasses.field(default=4, kw_only=True), "__doc__": "x", **field_options}
+    ours = frozen(type("Pair", (), body()))
+    twin = dataclasses.dataclass(frozen=True)(type("Pair", (), body()))
+    return ours, twin
+
+
+CALLS = [((1,), {}), ((1, [2]), {}), ((1, [2], "z"), {}), ((), {"a": 1, "d": 5}), ((1,), {"c": "y", "d": 0}),
+         ((), {}), ((1, [], "c", 4), {}), ((1,), {"a": 2}), ((1,), {"e": 0}), ((), {"b": []})]
+
+
+@pytest.mark.parametrize(("args", "kwargs"), CALLS)
+def test_init_accepts_and_refuses_what_the_generated_one_does(args, kwargs):
+    ours, twin = _pair()
+    try:
+        expected = twin(*args, **kwargs)
+    except TypeError:
+        with pytest.raises(TypeError):
+            ours(*args, **kwargs)
+    else:
+        got = ours(*args, **kwargs)
+        assert [getattr(got, f.name) for f in dataclasses.fields(ours)] == \
+               [getattr(expected, f.name) for f in dataclasses.fields(twin)]
+
+
+def test_factories_run_per_instance_and_post_init_runs_after_the_fields_are_set():
+    seen = []
+    ours, _ = _pair(__post_init__=lambda self: seen.append((self.a, self.d)))
+    first, second = ours(1), ours(2, d=7)
+    assert first.b == [] and first.b is not second.b and seen == [(1, 4), (2, 7)]
+
+
+def test_fields_cannot_be_assigned_or_deleted_but_a_subclass_may_add_attributes():
+    ours, _ = _pair()
+    obj = ours(1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        obj.a = 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del obj.a
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        obj.other = 1  # the class itself is frozen throughout, as dataclasses makes it
+
+    class Loose(ours):
+        pass
+
+    loose = Loose(1)
+    loose.other = 1
+    assert loose.other == 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        loose.a = 3
+
+
+def test_a_frozen_subclass_extends_its_frozen_base():
+    @frozen
+    class Base:
+        """A base."""
+
+        x: int
+
+    @frozen
+    class Child(Base):
+        """A child."""
+
+        y: int = 2
+
+    assert Child(1) == Child(1, 2) and dataclasses.replace(Child(1), y=3).y == 3
+    assert [f.name for f in dataclasses.fields(Child)] == ["x", "y"]

@@ -13,9 +13,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from gpudoctor.matrices import records as r
+from gpudoctor.frozen import frozen
 
 CLOSE_SPELLING = 3  # rank of a difflib-only match: a suggestion, never an answer
 MOBILE = {"laptop", "mobile", "m"}  # "m": the suffix of "GTX 980M" / "780M", split off by normalise()
@@ -110,7 +110,7 @@ def families_of(families: Sequence[r.GpuFamily], name: str) -> list[r.GpuFamily]
     return [f for f in families if _compiled(f.pattern).search(key)]
 
 
-@dataclass(frozen=True)
+@frozen
 class Identity:
     """What a GPU name tells when only its compute capability matters (install
     targets, pasted logs): the model when one row matches, else the compute

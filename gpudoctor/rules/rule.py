@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal, get_args
 
 from gpudoctor.findings import CATEGORIES, Evidence, Finding, Fix, Severity
 from gpudoctor.matrices import Matrices
 from gpudoctor.snapshot import Snapshot
+from gpudoctor.frozen import frozen
 
 # The type of a check: it yields findings, or raises Unknown when the facts it
 # needs were not read. Any other exception is a bug, reported as crashed.
@@ -38,7 +39,7 @@ class Unknown(Exception):
     """A rule could not decide: the facts it needs are unknown."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Rule:
     code: str  # "GD201"
     name: str  # kebab-case, "driver-too-old-for-build"
