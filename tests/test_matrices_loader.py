@@ -7,6 +7,7 @@ Part 2: invariants parametrized per shipped row (ids = table and row key).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from dataclasses import fields
 
 import pytest
@@ -231,7 +232,7 @@ def test_parsed_toml_is_cached_and_revalidated(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     data = tmp_path / "data"
     data.mkdir()
-    (data / "cupy.toml").write_text((SHIPPED_DIR / "cupy.toml").read_text())
+    (data / "cupy.toml").write_text((Path(SHIPPED_DIR) / "cupy.toml").read_text())
     first = loader.load_file(data, "cupy")
     cached = list((tmp_path / "cache" / "gpudoctor" / "parsed").glob("*.json"))
     assert len(cached) == 1
@@ -239,7 +240,7 @@ def test_parsed_toml_is_cached_and_revalidated(tmp_path, monkeypatch):
     # A corrupt cache entry is ignored, and an edited file is parsed again and re-checked.
     cached[0].write_text("{broken")
     assert loader.load_file(data, "cupy") == first
-    (data / "cupy.toml").write_text((SHIPPED_DIR / "cupy.toml").read_text().replace("cuda_major", "cuda_majr", 1))
+    (data / "cupy.toml").write_text((Path(SHIPPED_DIR) / "cupy.toml").read_text().replace("cuda_major", "cuda_majr", 1))
     os.utime(data / "cupy.toml", ns=(1, 1))
     with pytest.raises(MatrixError, match="cuda_majr"):
         loader.load_file(data, "cupy")

@@ -184,7 +184,7 @@ def test_cli_refresh_failure_writes_nothing_and_exits_2(session, code, tmp_path,
     assert result.exit_code == code
     assert result.stdout == "" and len(result.stderr.strip().splitlines()) == 1
     assert "nothing written" in result.stderr
-    assert not overlay_dir().exists()
+    assert not Path(overlay_dir()).exists()
 
 
 def test_cli_refresh_writes_the_overlay_then_queries_see_it(trimmed, tmp_path, monkeypatch):
@@ -192,12 +192,13 @@ def test_cli_refresh_writes_the_overlay_then_queries_see_it(trimmed, tmp_path, m
     obj = {"session": RecordedSession(), "today": TODAY, "shipped": str(trimmed)}
     dry = invoke("matrix", "refresh", "--dry-run", obj=dict(obj))
     assert dry.exit_code == 0, dry.output
-    assert "+version = \"2.15.0\"" in dry.stdout and not overlay_dir().exists()
+    assert "+version = \"2.15.0\"" in dry.stdout and not Path(overlay_dir()).exists()
     done = invoke("matrix", "refresh", obj=dict(obj))
     assert done.exit_code == 0, done.output
-    assert sorted(p.name for p in overlay_dir().glob("*.toml")) == ["cudnn.toml", "jax.toml", "tensorflow.toml", "torch.toml"]
-    assert not list(overlay_dir().glob(".*.tmp"))  # atomic writes leave no temp files
-    merged = load_matrices(str(trimmed), overlay=str(overlay_dir()))
+    written = Path(overlay_dir())
+    assert sorted(p.name for p in written.glob("*.toml")) == ["cudnn.toml", "jax.toml", "tensorflow.toml", "torch.toml"]
+    assert not list(written.glob(".*.tmp"))  # atomic writes leave no temp files
+    merged = load_matrices(str(trimmed), overlay=overlay_dir())
     assert merged.torch_pypi_build("2.15.0").cuda == SHIPPED.torch_pypi_build("2.15.0").cuda
     again = invoke("matrix", "refresh", "--dry-run", obj=dict(obj))
     assert "up to date" in again.stdout  # rebuilt from scratch: the same plan, no diff
@@ -205,12 +206,12 @@ def test_cli_refresh_writes_the_overlay_then_queries_see_it(trimmed, tmp_path, m
 
 def test_refresh_against_full_shipped_data_removes_a_stale_overlay(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    overlay_dir().mkdir(parents=True)
-    (overlay_dir() / "torch.toml").write_text("stale")
+    Path(overlay_dir()).mkdir(parents=True)
+    (Path(overlay_dir()) / "torch.toml").write_text("stale")
     result = invoke("matrix", "refresh", obj={"session": RecordedSession(), "today": TODAY})
     assert result.exit_code == 0 and "nothing newer" in result.stdout
     assert "CUDA 13.5" not in result.stderr and "Traceback" not in result.stderr  # the toolkit table now has 13.5
-    assert not (overlay_dir() / "torch.toml").exists()
+    assert not (Path(overlay_dir()) / "torch.toml").exists()
 
 
 def test_metadata_helpers():

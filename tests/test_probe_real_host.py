@@ -119,3 +119,19 @@ def test_deep_imports_the_target_torch():
         assert any("libcudart" in p for p in d.loaded_libraries)
     else:
         assert d.is_available and d.op_results and all(r == "ok" for r in d.op_results)
+
+
+def test_which_finds_what_shutil_which_finds(tmp_path, monkeypatch):
+    first, second = tmp_path / "a", tmp_path / "b"
+    for d in (first, second):
+        d.mkdir()
+    (first / "tool").write_text("")  # not executable: skipped
+    (first / "dir").mkdir()  # a directory is never the answer
+    for f in (second / "tool", second / "dir", tmp_path / "here"):
+        f.write_text("#!/bin/sh\n")
+        f.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    for path in (f"{first}{os.pathsep}{second}", f"{second}{os.pathsep}{first}", "", str(first)):
+        host = RealHost(environ={"PATH": path})
+        for name in ("tool", "dir", "missing", "./here", str(second / "tool"), str(first / "tool")):
+            assert host.which(name) == shutil.which(name, path=path), (path, name)

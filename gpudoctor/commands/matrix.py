@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+from pathlib import Path
 from typing import Any
 
 import click
@@ -25,7 +26,7 @@ from gpudoctor.render.emit import OutputFormat, Printed, emit
 
 
 def _matrices(ctx: click.Context):
-    overlay = None if ctx.obj.get("no_overlay") else str(overlay_dir())
+    overlay = None if ctx.obj.get("no_overlay") else overlay_dir()
     try:
         return load_matrices(overlay=overlay)
     except MatrixError as exc:  # shipped data broken: a bug, but say it in one line
@@ -135,7 +136,7 @@ def run_refresh(ctx: click.Context, session: Any, dry_run: bool, timeout: float)
         ctx.exit(ExitCode.USAGE)
     for note in plan.notes:
         click.echo(f"note: {note}", err=True)
-    directory = overlay_dir()
+    directory = Path(overlay_dir())
     if dry_run:
         diff = rf.diff(directory, texts)
         said = diff if diff else f"overlay {directory} is up to date ({plan.count()} derived rows)"

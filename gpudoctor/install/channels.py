@@ -5,12 +5,12 @@ channels carry a framework. Loaded closed-world like the matrices."""
 from __future__ import annotations
 
 import functools
-from pathlib import Path
+import os
 
 from gpudoctor.frozen import frozen
 from gpudoctor.serde import DataError, from_data
 
-DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "install_channels.toml"
+DATA_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "data", "install_channels.toml")
 
 
 @frozen
@@ -182,4 +182,4 @@ def channels_from_doc(doc: dict, origin: str) -> Channels:
 def load_channels() -> Channels:
     from gpudoctor.matrices.loader import read_doc  # the matrices' parse cache: TOML parsed once per install
 
-    return channels_from_doc(read_doc(DATA_FILE), str(DATA_FILE.name))
+    return channels_from_doc(read_doc(DATA_FILE), os.path.basename(DATA_FILE))

@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from gpudoctor.matrices import gpu_names
@@ -35,10 +34,10 @@ __all__ = ["FRAMEWORKS", "Matrices", "MatrixError", "cudnn_text", "load_matrices
 PYPI_SIMPLE = "https://pypi.org/simple"
 
 
-def overlay_dir() -> Path:
+def overlay_dir() -> str:
     """Where `matrix refresh` writes its user overlay (never over shipped data)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "gpudoctor" / "matrices"
+    return os.path.join(base, "gpudoctor", "matrices")
 
 
 def _vkey(text: str | None) -> tuple[int, ...]:
@@ -203,13 +202,13 @@ def load_matrices(shipped: str | None = None, overlay: str | None = "") -> Matri
     """Shipped data, with the user overlay's rows appended where it has newer
     ones. `overlay=None` disables the overlay; "" means the default place.
     Files are parsed lazily, on first use of one of their tables."""
-    shipped_dir = Path(shipped) if shipped else SHIPPED_DIR
-    over_path = overlay_dir() if overlay == "" else (Path(overlay) if overlay else None)
+    shipped_dir = shipped or SHIPPED_DIR
+    over_path = overlay_dir() if overlay == "" else (overlay or None)
 
     def load(stem: str) -> tuple[str, dict[str, tuple[Any, ...]]]:
         as_of, tables = load_file(shipped_dir, stem) or ("", {})
         tables = {name: tables.get(name, ()) for name in TABLES[stem]}
-        if over_path is not None and over_path.is_dir():
+        if over_path is not None and os.path.isdir(over_path):
             try:
                 extra = load_file(over_path, stem)
             except MatrixError:

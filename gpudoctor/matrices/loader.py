@@ -12,7 +12,6 @@ import os
 import sys
 import time
 import zlib
-from pathlib import Path
 from typing import Any
 
 from gpudoctor import __version__
@@ -69,7 +68,8 @@ KEYS: dict[tuple[str, str], tuple[str, ...]] = {
     ("rates", "mig"): ("compute_capability", "gpu"),
 }
 
-SHIPPED_DIR = Path(__file__).resolve().parent
+# Paths are strings, not pathlib (check loads this module; pathlib costs it ~4 ms).
+SHIPPED_DIR = os.path.dirname(os.path.realpath(__file__))
 
 
 def row_key(stem: str, table: str, row: Any) -> tuple[Any, ...]:
@@ -146,9 +146,9 @@ def validate(stem: str, doc: dict[str, Any], origin: str) -> tuple[str, dict[str
     return as_of, tables
 
 
-def _cache_dir() -> Path:
+def _cache_dir() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "gpudoctor" / "parsed"
+    return os.path.join(base, "gpudoctor", "parsed")
 
 
 # Cache files of this scheme and of the one before it (m-<sha256 of the path>.json,
@@ -156,31 +156,36 @@ def _cache_dir() -> Path:
 CACHE_PREFIX = "m-"  # anything else in the folder is stale
 
 
-def read_doc(path: Path) -> dict[str, Any]:
+def read_doc(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The parsed TOML of a data file (the matrices, install_channels.toml). Parsing TOML costs ~0.1 s for torch.toml,
     so the plain parse result is kept as JSON in the user cache: one file per
     matrix path, holding the path, size, mtime and gpudoctor version it was
     parsed from, and rewritten when any of them changes (so the cache never
     grows past one file per install path). It is validated afresh on every load."""
-    st = path.stat()
-    resolved = str(path.resolve())
+    path = os.fspath(path)
+    st = os.stat(path)
+    resolved = os.path.realpath(path)
     key = f"{resolved}|{st.st_size}|{st.st_mtime_ns}|{__version__}"
     directory = _cache_dir()
     # Named by the file and a checksum of its path (zlib is loaded already;
     # hashlib would load OpenSSL): two paths that share one only take turns in
     # the file, since the key inside must match.
-    cached = directory / f"{CACHE_PREFIX}{path.stem}-{zlib.crc32(resolved.encode()):08x}.json"
+    stem = os.path.splitext(os.path.basename(path))[0]
+    cached = os.path.join(directory, f"{CACHE_PREFIX}{stem}-{zlib.crc32(resolved.encode()):08x}.json")
     try:
-        entry = json.loads(cached.read_text(encoding="utf-8"))
+        with open(cached, encoding="utf-8") as f:
+            entry = json.load(f)
         if isinstance(entry, dict) and entry.get("key") == key and isinstance(entry.get("doc"), dict):
             return entry["doc"]
     except (OSError, ValueError):
         pass
-    doc = _parse_toml(path.read_text(encoding="utf-8"), str(path))
+    with open(path, encoding="utf-8") as f:
+        doc = _parse_toml(f.read(), path)
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"key": key, "doc": doc}), encoding="utf-8")
+        os.makedirs(directory, exist_ok=True)
+        tmp = f"{cached[:-len('.json')]}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"key": key, "doc": doc}))
         os.replace(tmp, cached)
         prune_cache(directory)
     except (OSError, TypeError, ValueError):
@@ -191,30 +196,31 @@ def read_doc(path: Path) -> dict[str, Any]:
 STALE_TMP_S = 3600.0
 
 
-def prune_cache(directory: Path) -> None:
+def prune_cache(directory: str) -> None:
     """Remove what earlier versions left (one file per path *and* mtime) and
     temporary files of interrupted writes."""
     now = time.time()
-    for item in directory.iterdir():
-        name = item.name
-        stale = (not name.startswith(CACHE_PREFIX) and name.endswith(".json")) or (
-            name.endswith(".tmp") and now - item.stat().st_mtime > STALE_TMP_S)
-        if stale and item.is_file():
+    with os.scandir(directory) as items:
+        for item in items:
+            name = item.name
             try:
-                item.unlink()
+                stale = (not name.startswith(CACHE_PREFIX) and name.endswith(".json")) or (
+                    name.endswith(".tmp") and now - item.stat().st_mtime > STALE_TMP_S)
+                if stale and item.is_file():
+                    os.unlink(item.path)
             except OSError:
                 pass
 
 
-def load_file(directory: Path, stem: str) -> tuple[str, dict[str, tuple[Any, ...]]] | None:
+def load_file(directory: str | os.PathLike[str], stem: str) -> tuple[str, dict[str, tuple[Any, ...]]] | None:
     """Load one matrix file from `directory`; None when it is not there."""
-    path = directory / f"{stem}.toml"
-    if not path.is_file():
+    path = os.path.join(directory, f"{stem}.toml")
+    if not os.path.isfile(path):
         return None
-    return validate(stem, read_doc(path), str(path))
+    return validate(stem, read_doc(path), path)
 
 
-def load_dir(directory: Path) -> tuple[dict[str, str], dict[str, dict[str, tuple[Any, ...]]]]:
+def load_dir(directory: str | os.PathLike[str]) -> tuple[dict[str, str], dict[str, dict[str, tuple[Any, ...]]]]:
     """Load every known matrix file present in `directory`."""
     as_of: dict[str, str] = {}
     data: dict[str, dict[str, tuple[Any, ...]]] = {}

@@ -9,7 +9,6 @@ escalating change what the findings say about this run; they judge nothing new.
 from __future__ import annotations
 
 import dataclasses
-import datetime
 from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
@@ -18,8 +17,11 @@ from gpudoctor.findings import Evidence, Finding, Fix, Outcome, RuleResult, Seve
 from gpudoctor.matrices.gpu_names import all_words_in, normalise
 from gpudoctor.rules.rule import Rule
 from gpudoctor.versions import driver_at_least
+from gpudoctor.frozen import frozen
 
 if TYPE_CHECKING:  # every check lists these codes; only `check --policy` reads a policy
+    import datetime
+
     from gpudoctor.policy import Ignore, Policy
 
 FAMILY = "policy"
@@ -55,7 +57,7 @@ RULES: tuple[Rule, ...] = (
 
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Ignored:
     finding: Finding
     rule: Ignore
@@ -63,6 +65,8 @@ class Ignored:
 
 def apply_policy(report, policy: Policy, today: datetime.date | None = None):
     """The report under the policy, and the findings it set aside."""
+    import datetime  # noqa: PLC0415 - only a policy needs today's date
+
     today = today or datetime.date.today()
     results, found = evaluate(report.snapshot, policy)
     findings = list(report.findings) + found
