@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol
 
-from gpudoctor.child import MAX_OUTPUT_BYTES, Capture, run_child
+from gpudoctor.child import MAX_OUTPUT_BYTES, Capture, kill_running_commands, run_child
 from gpudoctor.frozen import frozen
 
 # A read of a file we only need the head of (version files, /proc entries).
@@ -75,6 +76,11 @@ class NvmlPort(Protocol):
 class Host(Protocol):
     def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
             stdin: str | None = None) -> CommandResult: ...
+
+    def start(self, argv: Sequence[str], *, timeout: float) -> None:
+        """Begin run(argv) now, in the background, for a probe that will ask for
+        it later; a host may also do nothing here."""
+        ...
 
     def read_text(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> str | None: ...
 
@@ -183,10 +189,34 @@ class RealHost:
 
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     _nvml: RealNvml = field(default_factory=RealNvml)
+    # Commands begun by start(): (argv, timeout) -> (worker thread, its result once it ends)
+    _started: dict[tuple[tuple[str, ...], float], tuple[threading.Thread, list[CommandResult]]] = field(
+        default_factory=dict, repr=False)
 
     def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
             stdin: str | None = None) -> CommandResult:
+        early = self._started.pop((tuple(argv), timeout), None) if env is None and stdin is None else None
+        if early is not None:
+            worker, result = early
+            try:
+                worker.join()  # bounded: the command has its own deadline
+            except BaseException:
+                kill_running_commands()  # Ctrl-C or SIGTERM while waiting: nothing outlives gpudoctor
+                raise
+            if result:
+                return result[0]
         return run_command(argv, timeout=timeout, env=env, stdin=stdin)
+
+    def start(self, argv: Sequence[str], *, timeout: float) -> None:
+        # A command a probe runs after the target interpreter answers (nvcc --version)
+        # runs meanwhile instead: check waits for one child at a time, not two in turn.
+        key = (tuple(argv), timeout)
+        if key in self._started:
+            return
+        result: list[CommandResult] = []
+        worker = threading.Thread(target=lambda: result.append(run_command(argv, timeout=timeout)), daemon=True)
+        worker.start()
+        self._started[key] = (worker, result)
 
     def read_text(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> str | None:
         try:

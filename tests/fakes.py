@@ -73,6 +73,7 @@ class FakeHost:
     fake_nvml: FakeNvml = field(default_factory=lambda: FakeNvml(init_error="LibraryNotFound"))
     python_path: str = "/usr/bin/python3"
     ran: list[tuple[str, ...]] = field(default_factory=list)
+    started: list[tuple[str, ...]] = field(default_factory=list)
 
     def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
             stdin: str | None = None) -> CommandResult:
@@ -94,6 +95,9 @@ class FakeHost:
                 time.sleep(cmd.hang_s)
             return CommandResult(argv, cmd.returncode, cmd.stdout, cmd.stderr, duration_s=cmd.hang_s)
         raise UnscriptedCall(f"unscripted command: {argv}")
+
+    def start(self, argv: Sequence[str], *, timeout: float) -> None:
+        self.started.append(tuple(str(a) for a in argv))  # run() still answers from the script
 
     def _all_dirs(self) -> set[str]:
         out = set(self.dirs)

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -135,3 +136,33 @@ def test_which_finds_what_shutil_which_finds(tmp_path, monkeypatch):
         host = RealHost(environ={"PATH": path})
         for name in ("tool", "dir", "missing", "./here", str(second / "tool"), str(first / "tool")):
             assert host.which(name) == shutil.which(name, path=path), (path, name)
+
+
+def test_a_started_command_runs_once_and_run_takes_its_result(tmp_path):
+    log = tmp_path / "log"
+    argv = ["sh", "-c", f"echo ran >> {log}; echo answer"]
+    host = RealHost()
+    host.start(argv, timeout=5)
+    host.start(argv, timeout=5)  # asked twice before its answer was taken: one run
+    first = host.run(argv, timeout=5)
+    second = host.run(argv, timeout=5)  # taken once; a later run runs again
+    assert (first.returncode, first.stdout, second.stdout) == (0, "answer\n", "answer\n")
+    assert log.read_text() == "ran\nran\n"
+    host.start(argv, timeout=5)
+    assert host.run(argv, timeout=9).stdout == "answer\n"  # another timeout is another command
+    time.sleep(0.2)  # the started one still ends and is never taken
+    assert log.read_text().count("ran") == 4
+
+
+def test_check_starts_each_toolkits_nvcc_with_the_argv_the_probe_runs():
+    from gpudoctor.probes.cuda_runtime import host_toolkit_roots, start_nvcc
+
+    host = RealHost()
+    start_nvcc(host)
+    expected = {(os.path.join(root, "bin", "nvcc"), "--version") for root, _ in host_toolkit_roots(host)
+                if os.path.exists(os.path.join(root, "bin", "nvcc"))}
+    assert {argv for argv, _ in host._started} == expected
+    snap = collect(host)
+    assert not host._started  # each answer was taken by the probe
+    assert all(rt.nvcc for rt in snap.cuda_runtimes if rt.kind == "toolkit" and
+               os.path.exists(os.path.join(rt.path, "bin", "nvcc")))

@@ -108,16 +108,22 @@ def run_check(python, deep, fmt, as_json, strict, from_file, require, smoke, pol
 
 
 def start_probe(python: str | None):
-    """Start the target interpreter now (it takes as long as an interpreter
-    start), so that it runs while gpudoctor imports its judge; pass the
-    result to probe()."""
+    """Start the target interpreter (it takes as long as an interpreter start)
+    and the toolkits' nvcc now, so that they run while gpudoctor imports its
+    judge; pass the result to probe()."""
     from gpudoctor.host import RealHost
     from gpudoctor.probes.target import Interrogation
 
-    return Interrogation(RealHost(), python)
+    host = RealHost()
+    started = Interrogation(host, python)
+    from gpudoctor.probes.cuda_runtime import start_nvcc  # after the start: it imports the snapshot types
+
+    start_nvcc(host)
+    return host, started
 
 
 def probe(python: str | None, deep: bool, quiet: bool = False, started=None):
+    """The live snapshot; `started`: what start_probe(python) began."""
     from gpudoctor.host import RealHost
     from gpudoctor.probes import TargetPythonError, collect
     from gpudoctor.render.console import status
@@ -125,8 +131,9 @@ def probe(python: str | None, deep: bool, quiet: bool = False, started=None):
     first = "importing each framework (--deep, at most 60 s each)" if deep else "probing"
     try:
         with status(f"gpudoctor: {first}…", enabled=not quiet) as say:
-            snap = collect(RealHost(), python=python, deep=deep,
-                           progress=lambda stage: say(f"gpudoctor: {stage}…"), started=started)
+            host, interrogation = started or (RealHost(), None)
+            snap = collect(host, python=python, deep=deep,
+                           progress=lambda stage: say(f"gpudoctor: {stage}…"), started=interrogation)
     except TargetPythonError as exc:
         from gpudoctor.cli import InputError
 

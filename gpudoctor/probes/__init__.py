@@ -31,7 +31,7 @@ def collect(host: Host, python: str | None = None, deep: bool = False,
     `started`: the same interrogation of `python`, begun earlier."""
     # Imported here, not above: gpudoctor.probes.target (the target interpreter,
     # started first) must not wait for every probe module and the snapshot types.
-    from datetime import datetime, timezone
+    import time
 
     from gpudoctor.probes import companions as companion_probe
     from gpudoctor.probes import cuda_runtime, deep as deep_probe, driver, frameworks, gpus, libraries, system
@@ -70,7 +70,7 @@ def collect(host: Host, python: str | None = None, deep: bool = False,
         ctx.close()
     return Snapshot(
         origin="live",
-        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        created=time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),  # datetime's isoformat, without datetime
         system=sys_facts, driver=drv, gpus=gpu_list, visibility=vis,
         cuda_runtimes=runtimes, cudnn=cudnn, nccl=nccl, frameworks=fws, companions=comps,
         probe_errors=tuple(errors),

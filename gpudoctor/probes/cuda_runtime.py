@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from typing import TYPE_CHECKING
 
 from gpudoctor.probes.context import Context
 from gpudoctor.probes.locate import (
@@ -19,6 +20,9 @@ from gpudoctor.probes.locate import (
     ld_cache_paths, ld_library_path_dirs, lib_files, relative_to_site, wrapper_target,
 )
 from gpudoctor.snapshot import CudaRuntime
+
+if TYPE_CHECKING:
+    from gpudoctor.host import Host
 
 STEM = "libcudart.so"
 TOOLKIT_ENV = ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT")
@@ -54,34 +58,45 @@ def toolkit_lib_dirs(ctx: Context, root: str) -> list[str]:
     return [d for d in dirs if ctx.host.is_dir(d)]
 
 
-def looks_like_toolkit(ctx: Context, root: str) -> bool:
+def looks_like_toolkit(host: Host, root: str) -> bool:
     marks = ("bin/nvcc", "version.json", "version.txt", "include/cuda_runtime_api.h")
-    return any(ctx.host.exists(posixpath.join(root, m)) for m in marks)
+    return any(host.exists(posixpath.join(root, m)) for m in marks)
 
 
 def toolkit_roots(ctx: Context) -> list[tuple[str, list[str]]]:
     """Toolkit roots (real paths) with every way each was found, in order."""
+    return ctx.cached("toolkit_roots", lambda: host_toolkit_roots(ctx.host))
+
+
+def host_toolkit_roots(host: Host) -> list[tuple[str, list[str]]]:
     found: dict[str, list[str]] = {}
 
     def add(root: str | None, how: str) -> None:
-        if not root or not posixpath.isabs(root) or not looks_like_toolkit(ctx, root):
+        if not root or not posixpath.isabs(root) or not looks_like_toolkit(host, root):
             return
-        found.setdefault(ctx.host.realpath(root), []).append(how)
+        found.setdefault(host.realpath(root), []).append(how)
 
-    def compute() -> list[tuple[str, list[str]]]:
-        for var in TOOLKIT_ENV:
-            add(ctx.env.get(var), var)
-        for root in STANDARD_ROOTS:
-            add(root, root)
-        for root in ctx.host.glob("/usr/local/cuda-*"):
-            add(root, "/usr/local/cuda-*")
-        nvcc = ctx.host.which("nvcc")
-        if nvcc:
-            real = wrapper_target(ctx.host, nvcc, "nvcc") or ctx.host.realpath(nvcc)
-            add(posixpath.dirname(posixpath.dirname(real)), f"nvcc on PATH ({nvcc})")
-        return list(found.items())
+    env = host.env()
+    for var in TOOLKIT_ENV:
+        add(env.get(var), var)
+    for root in STANDARD_ROOTS:
+        add(root, root)
+    for root in host.glob("/usr/local/cuda-*"):
+        add(root, "/usr/local/cuda-*")
+    nvcc = host.which("nvcc")
+    if nvcc:
+        real = wrapper_target(host, nvcc, "nvcc") or host.realpath(nvcc)
+        add(posixpath.dirname(posixpath.dirname(real)), f"nvcc on PATH ({nvcc})")
+    return list(found.items())
 
-    return ctx.cached("toolkit_roots", compute)
+
+def start_nvcc(host: Host) -> None:
+    """Start each toolkit's `nvcc --version` now (check calls this as it starts
+    the target interpreter); nvcc_version takes the answers later."""
+    for root, _ in host_toolkit_roots(host):
+        nvcc = posixpath.join(root, "bin", "nvcc")
+        if host.exists(nvcc):
+            host.start([nvcc, "--version"], timeout=NVCC_TIMEOUT_S)
 
 
 def _add_toolkit(ctx: Context, reg: Registry, root: str, hows: list[str]) -> None:
@@ -196,7 +211,7 @@ def _add_loose(ctx: Context, reg: Registry, directory: str, kind: str, how: str)
     if not reg.files(directory) or reg.known([directory]):
         return
     for root in (posixpath.dirname(directory), posixpath.dirname(posixpath.dirname(posixpath.dirname(directory)))):
-        if root not in ("", "/") and looks_like_toolkit(ctx, root):
+        if root not in ("", "/") and looks_like_toolkit(ctx.host, root):
             _add_toolkit(ctx, reg, ctx.host.realpath(root), [f"{how} {directory}"])
             if reg.known([directory]):
                 return

@@ -163,7 +163,7 @@ def toolkit_cannot_target(s: Snapshot, m: Matrices) -> Findings:
       FAMILY, since="0.1.0")
 def older_than_current_builds(s: Snapshot, m: Matrices) -> Findings:
     gpus = need_gpus(s)
-    if cuda_frameworks(s):
+    if not gpus or cuda_frameworks(s):
         return  # an installed CUDA build is judged against its own arch list (GD301-GD303)
     current = [parse_arch_list(b.arch_list) for b in m.current_torch_cuda_builds()]
     if not current:
