@@ -46,3 +46,18 @@ def test_a_healthy_pair_is_ok_with_its_kernels():
     report = judge(load("GD301", "good"), M)
     assert any(v.status == "ok" and ("native" in v.reason or "SASS" in v.reason or "PTX" in v.reason)
                for v in report.verdicts), report.verdicts
+
+
+def test_a_cpu_build_on_a_machine_without_gpus_is_not_told_to_install_another_cpu_build():
+    data = json.loads((FIXTURES / "GD501" / "bad.json").read_text())
+    data.pop("_note", None)
+    data["gpus"] = []
+    data["driver"] = {"kernel_module": {"value": "not-loaded", "source": "/proc/modules"},
+                      "nvml": {"value": "LibraryNotFound", "source": "search for libnvidia-ml.so.1"}}
+    (found,) = [f for f in judge(Snapshot.from_dict(data), M).findings if f.code == "GD501"]
+    assert found.severity is Severity.INFO and found.fix is not None
+    assert found.fix.commands == ("gpudoctor install torch",) and "no NVIDIA GPU" in found.fix.text
+    # With the GPUs there, the fix is the install engine's CUDA build for them.
+    (on_gpu,) = [f for f in judge(load("GD501", "bad"), M).findings if f.code == "GD501"]
+    assert on_gpu.severity is Severity.ERROR and any("pip install" in c and "cpu" not in c
+                                                     for c in on_gpu.fix.commands)

@@ -37,11 +37,17 @@ def cpu_only(s: Snapshot, m: Matrices) -> Findings:
         where = ("this machine has NVIDIA GPUs" if present else
                  "no NVIDIA GPU or driver was found, so it is all this machine can use now" if present is False
                  else "whether this machine has GPUs is unknown")
+        if present is False:
+            # Nothing here can use a CUDA build: the install engine would only pick another CPU build.
+            fix = Fix(f"Nothing to change while this machine has no NVIDIA GPU. On a machine with one, "
+                      f"`gpudoctor install {fw.name}` prints the command for a CUDA build that works there.",
+                      (f"gpudoctor install {fw.name}",))
+        else:
+            fix = reinstall_fix(s, m, fw, "Install a CUDA build (a CPU wheel came from the CPU index, "
+                                          "a pinned '+cpu' version or a platform with CPU-only wheels).")
         yield cpu_only.finding(
             f"{fw_label(fw)} is a CPU-only build; {where}", severity=severity, subject=fw.name,
-            evidence=[ev(f"{fw.name}.build", fw.build), ev(f"{fw.name}.version", fw.version)],
-            fix=reinstall_fix(s, m, fw, "Install a CUDA build (a CPU wheel came from the CPU index, "
-                                        "a pinned '+cpu' version or a platform with CPU-only wheels)."),
+            evidence=[ev(f"{fw.name}.build", fw.build), ev(f"{fw.name}.version", fw.version)], fix=fix,
         )
 
 
