@@ -33,11 +33,21 @@ def test_versions_inside_one_sentence():
     ("PyTorch v2.1 (cu121)", "2.1", "12.1"),
     ("torch 2.3.0 / cuda 12.1", "2.3.0", "12.1"),
     ("torch 2.1 and CUDA 12.1 toolkit", "2.1", None),  # "and" does not tie the toolkit to the build
+    ("- Windows 10\n- 2.8.0+cu128\n", "2.8.0+cu128", "12.8"),  # PyTorch's wheel tag on a line of its own
+    ("Version: 2.1.0+cpu", "2.1.0+cpu", None),
 ])
 def test_torch_forms(text, version, cuda):
     t = torch_of(snap(text))
     assert t.version.value == version
     assert t.cuda.value == cuda
+
+
+@pytest.mark.parametrize("text", [
+    "torchvision 0.23.0+cu128",  # another package's version, named on its line
+    "I upgraded to 2.8.0+cu128 yesterday",  # inside a sentence nothing says which package
+])
+def test_a_bare_wheel_tag_needs_a_line_of_its_own(text):
+    assert not any(fw.name == "torch" for fw in snap(text).frameworks or ())
 
 
 @pytest.mark.parametrize("text,name,cc", [

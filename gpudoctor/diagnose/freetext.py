@@ -34,6 +34,11 @@ _TORCH = re.compile(r"\b(?:torch|pytorch)(?:[ \t]{0,2}(?:nightly|build))?" + _SE
 _TORCH_WITH_CUDA = re.compile(r"\b(?:torch|pytorch)[^\n]{0,24}?\d\.\d{1,2}(?:\.\d{1,3})?[ \t]{0,2}"
                               r"(?:\(|/|,|\+|with|built with|compiled with|for)[ \t]{0,2}"
                               r"(?:cuda[ \t_-]{0,2}(\d{1,2}\.\d)|cu(\d{2})(\d))\b", re.I)
+# A PyTorch local version on a line of its own ("- 2.8.0+cu128", "Version: 2.1.0+cpu"), as people
+# list what they run: the "+cuNNN"/"+cpu" suffix is PyTorch's own wheel tag. torchaudio's wheels carry
+# the same version and tag (a bare line may be either, with the same CUDA); torchvision's are 0.x.
+_BARE_TORCH = re.compile(r"^[ \t]{0,4}(?:[-*•][ \t]{1,2})?(?:(?:torch[ \t]{1,2})?version[ \t]{0,2}[:=]?[ \t]{0,2})?"
+                         r"([12]\.\d{1,2}\.\d{1,2}\+(?:cu\d{2,3}|cpu))[ \t]*$", re.I | re.M)
 _TORCH_CUDA = re.compile(r"CUDA[ \t]{0,2}\(via torch\)[ \t]{0,2}:?[ \t]{0,2}(\d{1,2}\.\d)", re.I)
 _TF = re.compile(r"\b(?:tensorflow|tf)(?:-gpu|\[and-cuda\])?" + _SEP + r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?!\w)(?!\.\d)", re.I)
 _JAX = re.compile(r"\b(jax|jaxlib)(?:\[[\w,-]{1,20}\])?" + _SEP + r"(0\.\d{1,2}\.\d{1,3}(?:\+cuda[\w.]{1,20})?)(?![\w.])",
@@ -187,6 +192,8 @@ def parse(p: Paste, f: Facts) -> None:
 
 def _frameworks(found, f: Facts) -> None:
     for m, src in found(_TORCH, "torch"):
+        f.fw("torch", "version", m.group(1), src, STATED)
+    for m, src in found(_BARE_TORCH, "+cu", "+cpu"):
         f.fw("torch", "version", m.group(1), src, STATED)
     for m, src in found(_TORCH_WITH_CUDA, "torch"):
         cuda = m.group(1) or f"{m.group(2)}.{m.group(3)}"
