@@ -180,6 +180,15 @@ def test_tensorflow_issue_template(name, version, cudnn, gpu):
     assert "TensorFlow issue template" in d.formats
 
 
+@pytest.mark.parametrize("installed_from, tested_cuda", [("From source", None), ("binary", "11.0")])
+def test_a_source_build_of_tensorflow_is_not_the_tested_configuration(installed_from, tested_cuda):
+    # A build of one's own has the CUDA ./configure was given: tensorflow.org's tested
+    # configuration for 2.4 (CUDA 11.0) describes only the published wheels.
+    d = read(f"**System information**\n- TensorFlow installed from (source or binary): {installed_from}\n"
+             "- TensorFlow version: 2.4.1\n- CUDA/cuDNN version:  10.1/8\n")
+    assert facts(d).get("tensorflow.cuda") == tested_cuda
+
+
 def test_app_banners():
     comfy = read((CORPUS / "neg-comfyui-8010-rtx4090-cu128.txt").read_text())
     assert facts(comfy)["torch.version"] == "2.7.0+cu128" and facts(comfy)["system.os"] == "windows"
