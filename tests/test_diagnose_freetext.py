@@ -81,11 +81,18 @@ def test_unknown_gpu_name_keeps_compute_capability_unknown():
 @pytest.mark.parametrize("text,os_name", [
     (r'File "C:\Users\me\miniconda3\lib\site-packages\torch\cuda\__init__.py", line 239', "windows"),
     (r"PS C:\> python -c 'import torch'", "windows"),
+    ("some output\n(myenv) H:\\RVC-beta>python infer-web.py", "windows"),  # a cmd.exe prompt in an env
+    ("D:\\stable>pip list", "windows"),
     ('File "/Users/me/venv/lib/python3.11/site-packages/torch/__init__.py"', "darwin"),
     ('File "/home/u/venv/lib/python3.10/site-packages/torch/__init__.py"', "linux"),
 ])
 def test_os_from_paths(text, os_name):
     assert snap(text).system.os.value == os_name
+
+
+@pytest.mark.parametrize("text", ["ratio 3:\\ 4 > 2 by far", "the path a:\\b is not a prompt"])
+def test_no_windows_from_text_that_is_not_a_prompt(text):
+    assert snap(text).system.os.value != "windows"
 
 
 @pytest.mark.parametrize("text,kind", [

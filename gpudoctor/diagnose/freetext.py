@@ -65,7 +65,9 @@ _LINUX_PATH = re.compile(r"(?:^|[\s\"'(])/(?:home|usr/local/lib|usr/lib|opt/cond
                          r"[^\s]{0,200}?python3\.\d{1,2}/")
 _WINDOWS_PATH = re.compile(r"\b[A-Z]:\\(?:Users|Program Files|ProgramData|ComfyUI|AI|stable-diffusion|Python\d*|"
                            r"[\w .-]{1,40}\\(?:venv|python_embeded|Lib|Scripts|site-packages))\\|\\Lib\\site-packages\\|"
-                           r"\bpython\.exe\b|\bwin_amd64\b|\bPS [A-Z]:\\", re.I)
+                           r"\bpython\.exe\b|\bwin_amd64\b|\bPS [A-Z]:\\|"
+                           # a cmd.exe prompt, after a venv's or conda env's name: "(myenv) H:\RVC-beta>python x.py"
+                           r"(?:^|\n)(?:\([\w.-]{1,40}\)[ \t])?[A-Z]:\\[^\n<>|\"]{0,200}>[ \t]?\w", re.I)
 _MAC_PATH = re.compile(r"(?:^|[\s\"'(])/(?:Users/[^/\s]{1,40}|Library/Frameworks)/[^\s]{0,200}?python3\.\d{1,2}/|"
                        r"\bmacosx_\d{2}_\d_arm64\b")
 _OS_WORDS = ("windows", "ubuntu", "debian", "centos", "rocky", "rhel", "fedora", "macos", "arch linux")
