@@ -59,6 +59,27 @@ def test_install_command_says_which_build(text, build, cuda):
         assert "line 1" in t.build.source or "install command line" in t.build.source
 
 
+@pytest.mark.parametrize("text,build,cuda", [
+    ("it installs with **pip install llama-cpp-python** and works, but loads to RAM", "cpu", None),  # PyPI's sdist
+    ('CMAKE_ARGS="-DGGML_CUDA=on" pip install llama-cpp-python\n', None, None),  # a CUDA backend asked for
+    ("set CMAKE_ARGS=-DLLAMA_CUBLAS=on\npip install llama-cpp-python==0.2.20\n", None, None),
+    ("pip install llama-cpp-python --extra-index-url https://abetlen.github.io/llama-cpp-python/whl/cu124\n",
+     "cuda", "12.4"),
+    ("pip install llama-cpp-python --extra-index-url https://abetlen.github.io/llama-cpp-python/whl/cpu\n",
+     "cpu", None),
+])
+def test_llama_cpp_python_install_says_which_build(text, build, cuda):
+    t = fw(text, "llama-cpp-python")
+    assert (t.build.value if t else None, t.cuda.value if t else None) == (build, cuda)
+
+
+def test_a_cpu_llama_cpp_python_beside_a_gpu_gets_its_own_rebuild_commands():
+    from gpudoctor.diagnose.findings import diagnose_report
+    d = read_paste("RTX 2060\npip install llama-cpp-python\n", matrices=M, debug=True)
+    f = next(f for f in diagnose_report(d, M).findings if f.code == "GD501")
+    assert f.category == "cpu-only-build" and any("GGML_CUDA=on" in c for c in f.fix.commands)
+
+
 def test_installed_torch_outranks_the_command():
     t = fw("Windows 10\npip install torch\n>>> torch.__version__\n'2.3.1+cu121'\n")
     assert (t.version.value, t.build.value) == ("2.3.1+cu121", "cuda")
