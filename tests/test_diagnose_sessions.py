@@ -108,3 +108,17 @@ def test_cuda_unavailable_gets_the_cause_where_it_runs_implies(where, category):
 def test_no_guess_where_another_finding_explains_it():
     explained = ("Windows 11\n>>> torch.__version__\n'2.3.1+cpu'\n" + UNAVAILABLE)
     assert gd820(explained) == []  # GD501 says it: a CPU build
+
+
+_JAX_CPU_ANSWER = ">>> import jax\n>>> jax.devices()\n[CpuDevice(id=0)]\n"
+
+
+@pytest.mark.parametrize("listing, build", [
+    ("$ pip list | grep jax\njax                0.4.30\njaxlib             0.4.30\n", "cpu"),  # no CUDA part at all
+    ("$ pip list | grep jax\njax                0.4.30\njaxlib             0.4.30\n"
+     "jax-cuda12-plugin  0.4.30\njax-cuda12-pjrt    0.4.30\n", "cuda"),  # the plugin is there: it failed to start
+    ("Name: jaxlib\nVersion: 0.4.30\n", None),  # `pip show jaxlib` does not say what else is installed
+])
+def test_jax_answering_cpu_only_with_no_cuda_part_listed_is_a_cpu_build(listing, build):
+    t = fw(_JAX_CPU_ANSWER + "\n" + listing + "GPU: RTX 3090\n", "jax")
+    assert t.build.value == build
