@@ -83,6 +83,9 @@ def test_unknown_gpu_name_keeps_compute_capability_unknown():
     (r"PS C:\> python -c 'import torch'", "windows"),
     ("some output\n(myenv) H:\\RVC-beta>python infer-web.py", "windows"),  # a cmd.exe prompt in an env
     ("D:\\stable>pip list", "windows"),
+    # the interpreter's banner names its platform
+    ("Python 3.10.9 (tags/v3.10.9:1dd9be6, Dec  6 2022) [MSC v.1934 64 bit (AMD64)] on win32", "windows"),
+    ("Python 3.7.5 (default, Oct 25 2019, 15:51:11) \n[GCC 7.3.0] :: Anaconda, Inc. on linux\n", "linux"),
     ('File "/Users/me/venv/lib/python3.11/site-packages/torch/__init__.py"', "darwin"),
     ('File "/home/u/venv/lib/python3.10/site-packages/torch/__init__.py"', "linux"),
 ])

@@ -68,6 +68,10 @@ _WINDOWS_PATH = re.compile(r"\b[A-Z]:\\(?:Users|Program Files|ProgramData|ComfyU
                            r"\bpython\.exe\b|\bwin_amd64\b|\bPS [A-Z]:\\|"
                            # a cmd.exe prompt, after a venv's or conda env's name: "(myenv) H:\RVC-beta>python x.py"
                            r"(?:^|\n)(?:\([\w.-]{1,40}\)[ \t])?[A-Z]:\\[^\n<>|\"]{0,200}>[ \t]?\w", re.I)
+# The interactive interpreter's banner names the platform it was built for:
+# "[GCC 7.3.0] :: Anaconda, Inc. on linux", "[MSC v.1916 64 bit (AMD64)] on win32".
+_PY_BANNER = re.compile(r"\[(?:GCC|Clang|MSC)[ \t][^\]\n]{0,80}\][^\n]{0,60}?\bon (linux|win32|darwin)[ \t]*$", re.M)
+_BANNER_OS = {"linux": "linux", "win32": "windows", "darwin": "darwin"}
 _MAC_PATH = re.compile(r"(?:^|[\s\"'(])/(?:Users/[^/\s]{1,40}|Library/Frameworks)/[^\s]{0,200}?python3\.\d{1,2}/|"
                        r"\bmacosx_\d{2}_\d_arm64\b")
 _OS_WORDS = ("windows", "ubuntu", "debian", "centos", "rocky", "rhel", "fedora", "macos", "arch linux")
@@ -234,6 +238,9 @@ def _system(p: Paste, f: Facts, found) -> None:
         m = search(rx, needles)
         if m and not wsl:
             f.put("system.os", name, p.where("file path in the paste", m.start(), claim=False), STATED)
+    banner = search(_PY_BANNER, ("] on ", "] :: "))
+    if banner and not wsl:
+        f.put("system.os", _BANNER_OS[banner.group(1)], p.where("Python banner", banner.start(), claim=False), STATED)
     for rx, kind, needles in _CONTAINER_CLUES:
         m = search(rx, needles)
         if m:
