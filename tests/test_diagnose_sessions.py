@@ -67,6 +67,7 @@ def test_install_command_says_which_build(text, build, cuda):
      "cuda", "12.4"),
     ("pip install llama-cpp-python --extra-index-url https://abetlen.github.io/llama-cpp-python/whl/cpu\n",
      "cpu", None),
+    ("macOS 14.4 on an M2\npip install llama-cpp-python\n", None, None),  # Metal is the default build there
 ])
 def test_llama_cpp_python_install_says_which_build(text, build, cuda):
     t = fw(text, "llama-cpp-python")

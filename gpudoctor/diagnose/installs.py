@@ -79,5 +79,6 @@ def _llama_cpp(p: Paste, f: Facts, source: Source, at: int) -> None:
         elif tags[0].startswith("cu"):
             f.fw("llama-cpp-python", "build", "cuda", src, STATED)
             f.fw("llama-cpp-python", "cuda", f"{tags[0][2:-1]}.{tags[0][-1]}", src, STATED)
-    elif not source.indexes and not _CMAKE_BACKEND.search(p.text):
+    elif not source.indexes and not _CMAKE_BACKEND.search(p.text) and f.get("system.os") != "darwin":
+        # (On macOS the same command builds the Metal backend: the README's default there.)
         f.fw("llama-cpp-python", "build", "cpu", src, STATED)
