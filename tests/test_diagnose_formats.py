@@ -180,6 +180,26 @@ def test_tensorflow_issue_template(name, version, cudnn, gpu):
     assert "TensorFlow issue template" in d.formats
 
 
+@pytest.mark.parametrize("installed_from, tested_cuda", [("From source", None), ("binary", "11.0")])
+def test_a_source_build_of_tensorflow_is_not_the_tested_configuration(installed_from, tested_cuda):
+    # A build of one's own has the CUDA ./configure was given: tensorflow.org's tested
+    # configuration for 2.4 (CUDA 11.0) describes only the published wheels.
+    d = read(f"**System information**\n- TensorFlow installed from (source or binary): {installed_from}\n"
+             "- TensorFlow version: 2.4.1\n- CUDA/cuDNN version:  10.1/8\n")
+    assert facts(d).get("tensorflow.cuda") == tested_cuda
+
+
+@pytest.mark.parametrize("gpu, missing", [("GeForce GTX 960M", True), ("GeForce GTX 1080", False)])
+def test_tensorflow_23_pip_build_has_sass_for_52_not_50(gpu, missing):
+    # TF 2.3's release build: sm_35,sm_37,sm_52,sm_60,sm_61,compute_70 (its pip build script).
+    from gpudoctor.diagnose.findings import diagnose_report
+    m = load_matrices(overlay=None)
+    d = read_paste(f"I installed TensorFlow 2.3.0 on Ubuntu 18.04\nGPU model and memory: NVIDIA {gpu}\n",
+                   matrices=m, debug=True)
+    codes = {f.code for f in diagnose_report(d, m).findings}
+    assert ("GD301" in codes) is missing
+
+
 def test_app_banners():
     comfy = read((CORPUS / "neg-comfyui-8010-rtx4090-cu128.txt").read_text())
     assert facts(comfy)["torch.version"] == "2.7.0+cu128" and facts(comfy)["system.os"] == "windows"

@@ -33,11 +33,21 @@ def test_versions_inside_one_sentence():
     ("PyTorch v2.1 (cu121)", "2.1", "12.1"),
     ("torch 2.3.0 / cuda 12.1", "2.3.0", "12.1"),
     ("torch 2.1 and CUDA 12.1 toolkit", "2.1", None),  # "and" does not tie the toolkit to the build
+    ("- Windows 10\n- 2.8.0+cu128\n", "2.8.0+cu128", "12.8"),  # PyTorch's wheel tag on a line of its own
+    ("Version: 2.1.0+cpu", "2.1.0+cpu", None),
 ])
 def test_torch_forms(text, version, cuda):
     t = torch_of(snap(text))
     assert t.version.value == version
     assert t.cuda.value == cuda
+
+
+@pytest.mark.parametrize("text", [
+    "torchvision 0.23.0+cu128",  # another package's version, named on its line
+    "I upgraded to 2.8.0+cu128 yesterday",  # inside a sentence nothing says which package
+])
+def test_a_bare_wheel_tag_needs_a_line_of_its_own(text):
+    assert not any(fw.name == "torch" for fw in snap(text).frameworks or ())
 
 
 @pytest.mark.parametrize("text,name,cc", [
@@ -71,11 +81,21 @@ def test_unknown_gpu_name_keeps_compute_capability_unknown():
 @pytest.mark.parametrize("text,os_name", [
     (r'File "C:\Users\me\miniconda3\lib\site-packages\torch\cuda\__init__.py", line 239', "windows"),
     (r"PS C:\> python -c 'import torch'", "windows"),
+    ("some output\n(myenv) H:\\RVC-beta>python infer-web.py", "windows"),  # a cmd.exe prompt in an env
+    ("D:\\stable>pip list", "windows"),
+    # the interpreter's banner names its platform
+    ("Python 3.10.9 (tags/v3.10.9:1dd9be6, Dec  6 2022) [MSC v.1934 64 bit (AMD64)] on win32", "windows"),
+    ("Python 3.7.5 (default, Oct 25 2019, 15:51:11) \n[GCC 7.3.0] :: Anaconda, Inc. on linux\n", "linux"),
     ('File "/Users/me/venv/lib/python3.11/site-packages/torch/__init__.py"', "darwin"),
     ('File "/home/u/venv/lib/python3.10/site-packages/torch/__init__.py"', "linux"),
 ])
 def test_os_from_paths(text, os_name):
     assert snap(text).system.os.value == os_name
+
+
+@pytest.mark.parametrize("text", ["ratio 3:\\ 4 > 2 by far", "the path a:\\b is not a prompt"])
+def test_no_windows_from_text_that_is_not_a_prompt(text):
+    assert snap(text).system.os.value != "windows"
 
 
 @pytest.mark.parametrize("text,kind", [

@@ -59,6 +59,28 @@ def test_install_command_says_which_build(text, build, cuda):
         assert "line 1" in t.build.source or "install command line" in t.build.source
 
 
+@pytest.mark.parametrize("text,build,cuda", [
+    ("it installs with **pip install llama-cpp-python** and works, but loads to RAM", "cpu", None),  # PyPI's sdist
+    ('CMAKE_ARGS="-DGGML_CUDA=on" pip install llama-cpp-python\n', None, None),  # a CUDA backend asked for
+    ("set CMAKE_ARGS=-DLLAMA_CUBLAS=on\npip install llama-cpp-python==0.2.20\n", None, None),
+    ("pip install llama-cpp-python --extra-index-url https://abetlen.github.io/llama-cpp-python/whl/cu124\n",
+     "cuda", "12.4"),
+    ("pip install llama-cpp-python --extra-index-url https://abetlen.github.io/llama-cpp-python/whl/cpu\n",
+     "cpu", None),
+    ("macOS 14.4 on an M2\npip install llama-cpp-python\n", None, None),  # Metal is the default build there
+])
+def test_llama_cpp_python_install_says_which_build(text, build, cuda):
+    t = fw(text, "llama-cpp-python")
+    assert (t.build.value if t else None, t.cuda.value if t else None) == (build, cuda)
+
+
+def test_a_cpu_llama_cpp_python_beside_a_gpu_gets_its_own_rebuild_commands():
+    from gpudoctor.diagnose.findings import diagnose_report
+    d = read_paste("RTX 2060\npip install llama-cpp-python\n", matrices=M, debug=True)
+    f = next(f for f in diagnose_report(d, M).findings if f.code == "GD501")
+    assert f.category == "cpu-only-build" and any("GGML_CUDA=on" in c for c in f.fix.commands)
+
+
 def test_installed_torch_outranks_the_command():
     t = fw("Windows 10\npip install torch\n>>> torch.__version__\n'2.3.1+cu121'\n")
     assert (t.version.value, t.build.value) == ("2.3.1+cu121", "cuda")
@@ -87,3 +109,17 @@ def test_cuda_unavailable_gets_the_cause_where_it_runs_implies(where, category):
 def test_no_guess_where_another_finding_explains_it():
     explained = ("Windows 11\n>>> torch.__version__\n'2.3.1+cpu'\n" + UNAVAILABLE)
     assert gd820(explained) == []  # GD501 says it: a CPU build
+
+
+_JAX_CPU_ANSWER = ">>> import jax\n>>> jax.devices()\n[CpuDevice(id=0)]\n"
+
+
+@pytest.mark.parametrize("listing, build", [
+    ("$ pip list | grep jax\njax                0.4.30\njaxlib             0.4.30\n", "cpu"),  # no CUDA part at all
+    ("$ pip list | grep jax\njax                0.4.30\njaxlib             0.4.30\n"
+     "jax-cuda12-plugin  0.4.30\njax-cuda12-pjrt    0.4.30\n", "cuda"),  # the plugin is there: it failed to start
+    ("Name: jaxlib\nVersion: 0.4.30\n", None),  # `pip show jaxlib` does not say what else is installed
+])
+def test_jax_answering_cpu_only_with_no_cuda_part_listed_is_a_cpu_build(listing, build):
+    t = fw(_JAX_CPU_ANSWER + "\n" + listing + "GPU: RTX 3090\n", "jax")
+    assert t.build.value == build

@@ -204,6 +204,9 @@ MESSAGES = {
     "flash-attn-ampere-required": "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
     "transformers-bf16-unsupported": "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using "
                                      "Ampere GPU with cuda>=11.0",
+    "ptxas-dtype-needs-newer-arch": "ptxas /tmp/compile-ptx-src-ac38de, line 521; error   : Feature 'cvt.bf16.f32' requires "
+                                    ".target sm_80 or higher",
+    "torch-half-op-on-cpu": "RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'",
     "triton-cannot-select": "LLVM ERROR: Cannot select: 0x55d5c8a8e1d0: bf16 = fp_round 0x55d5c8a8e0a0",
     "whisper-fp16-on-cpu": "UserWarning: FP16 is not supported on CPU; using FP32 instead",
     "cuda-error-oom": "RuntimeError: CUDA error: out of memory",

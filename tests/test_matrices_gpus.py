@@ -331,6 +331,8 @@ def test_rows_and_families_agree_on_compute_capability() -> None:
     ("rtx3080ti", "8.6"), ("3080ti", "8.6"), ("a100-80g", "8.0"), ("GTX1080Ti", "6.1"), ("2080S", "7.5"),
     ("NVIDIA GeForce RTX 3060 Laptop GPU", "8.6"), ("Quadro P1000", "6.1"), ("Tesla P40", "6.1"),
     ("RTX 4090 D", "8.9"), ("GeForce GTX 980M", "5.2"), ("GeForce GTX 960M", "5.0"), ("Jetson AGX Orin", "8.7"),
+    # the mobile Kepler GK104/GK106, not the desktop card of the same number (GTX 780: 3.5)
+    ("GeForce GTX 780M", "3.0"), ("GTX 680MX", "3.0"),
 ])
 def test_informal_names_get_their_family(name, cc) -> None:
     fam = load_matrices(overlay=None).gpu_family(name)
@@ -339,8 +341,9 @@ def test_informal_names_get_their_family(name, cc) -> None:
 
 @pytest.mark.parametrize("name", ["MI300X", "AMD Instinct MI250X", "Arc A770", "Radeon RX 7900 XTX", "RTX 6000",
                                   "Apple M2 Max", "Intel UHD Graphics 630", "port 3080",
-                                  # mobile Keplers, not the desktop cards of the same number (GTX 780 3.5, GTX 750 5.0)
-                                  "GeForce GTX 780M", "GeForce GT 750M"])
+                                  # a mobile Kepler, not the desktop card of the same number (GTX 750 5.0);
+                                  # the GTX 675M is a Fermi, unlike the 675MX
+                                  "GeForce GT 750M", "GeForce GTX 675M"])
 def test_names_of_other_vendors_or_ambiguous_ones_stay_unknown(name) -> None:
     m = load_matrices(overlay=None)
     assert m.gpu_family(name) is None

@@ -133,7 +133,8 @@ def _tensorflow_from_matrices(f: Facts, m: Matrices) -> None:
     (tensorflow.org's tested build configurations); on Linux and on Windows up to
     2.10 the `tensorflow` wheel is a CUDA build."""
     version = f.fw_get("tensorflow", "version")
-    if not isinstance(version, str) or f.fw_get("tensorflow", "build") == "cpu":
+    if not isinstance(version, str) or f.fw_get("tensorflow", "build") == "cpu" \
+            or f.get("tensorflow.installed_from") == "source":
         return
     rel = m.tensorflow_release(version)
     if rel is None or rel.cuda is None:

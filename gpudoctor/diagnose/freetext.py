@@ -34,6 +34,11 @@ _TORCH = re.compile(r"\b(?:torch|pytorch)(?:[ \t]{0,2}(?:nightly|build))?" + _SE
 _TORCH_WITH_CUDA = re.compile(r"\b(?:torch|pytorch)[^\n]{0,24}?\d\.\d{1,2}(?:\.\d{1,3})?[ \t]{0,2}"
                               r"(?:\(|/|,|\+|with|built with|compiled with|for)[ \t]{0,2}"
                               r"(?:cuda[ \t_-]{0,2}(\d{1,2}\.\d)|cu(\d{2})(\d))\b", re.I)
+# A PyTorch local version on a line of its own ("- 2.8.0+cu128", "Version: 2.1.0+cpu"), as people
+# list what they run: the "+cuNNN"/"+cpu" suffix is PyTorch's own wheel tag. torchaudio's wheels carry
+# the same version and tag (a bare line may be either, with the same CUDA); torchvision's are 0.x.
+_BARE_TORCH = re.compile(r"^[ \t]{0,4}(?:[-*•][ \t]{1,2})?(?:(?:torch[ \t]{1,2})?version[ \t]{0,2}[:=]?[ \t]{0,2})?"
+                         r"([12]\.\d{1,2}\.\d{1,2}\+(?:cu\d{2,3}|cpu))[ \t]*$", re.I | re.M)
 _TORCH_CUDA = re.compile(r"CUDA[ \t]{0,2}\(via torch\)[ \t]{0,2}:?[ \t]{0,2}(\d{1,2}\.\d)", re.I)
 _TF = re.compile(r"\b(?:tensorflow|tf)(?:-gpu|\[and-cuda\])?" + _SEP + r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?!\w)(?!\.\d)", re.I)
 _JAX = re.compile(r"\b(jax|jaxlib)(?:\[[\w,-]{1,20}\])?" + _SEP + r"(0\.\d{1,2}\.\d{1,3}(?:\+cuda[\w.]{1,20})?)(?![\w.])",
@@ -60,7 +65,13 @@ _LINUX_PATH = re.compile(r"(?:^|[\s\"'(])/(?:home|usr/local/lib|usr/lib|opt/cond
                          r"[^\s]{0,200}?python3\.\d{1,2}/")
 _WINDOWS_PATH = re.compile(r"\b[A-Z]:\\(?:Users|Program Files|ProgramData|ComfyUI|AI|stable-diffusion|Python\d*|"
                            r"[\w .-]{1,40}\\(?:venv|python_embeded|Lib|Scripts|site-packages))\\|\\Lib\\site-packages\\|"
-                           r"\bpython\.exe\b|\bwin_amd64\b|\bPS [A-Z]:\\", re.I)
+                           r"\bpython\.exe\b|\bwin_amd64\b|\bPS [A-Z]:\\|"
+                           # a cmd.exe prompt, after a venv's or conda env's name: "(myenv) H:\RVC-beta>python x.py"
+                           r"(?:^|\n)(?:\([\w.-]{1,40}\)[ \t])?[A-Z]:\\[^\n<>|\"]{0,200}>[ \t]?\w", re.I)
+# The interactive interpreter's banner names the platform it was built for:
+# "[GCC 7.3.0] :: Anaconda, Inc. on linux", "[MSC v.1916 64 bit (AMD64)] on win32".
+_PY_BANNER = re.compile(r"\[(?:GCC|Clang|MSC)[ \t][^\]\n]{0,80}\][^\n]{0,60}?\bon (linux|win32|darwin)[ \t]*$", re.M)
+_BANNER_OS = {"linux": "linux", "win32": "windows", "darwin": "darwin"}
 _MAC_PATH = re.compile(r"(?:^|[\s\"'(])/(?:Users/[^/\s]{1,40}|Library/Frameworks)/[^\s]{0,200}?python3\.\d{1,2}/|"
                        r"\bmacosx_\d{2}_\d_arm64\b")
 _OS_WORDS = ("windows", "ubuntu", "debian", "centos", "rocky", "rhel", "fedora", "macos", "arch linux")
@@ -188,6 +199,8 @@ def parse(p: Paste, f: Facts) -> None:
 def _frameworks(found, f: Facts) -> None:
     for m, src in found(_TORCH, "torch"):
         f.fw("torch", "version", m.group(1), src, STATED)
+    for m, src in found(_BARE_TORCH, "+cu", "+cpu"):
+        f.fw("torch", "version", m.group(1), src, STATED)
     for m, src in found(_TORCH_WITH_CUDA, "torch"):
         cuda = m.group(1) or f"{m.group(2)}.{m.group(3)}"
         f.fw("torch", "cuda", cuda, src, STATED)
@@ -225,6 +238,9 @@ def _system(p: Paste, f: Facts, found) -> None:
         m = search(rx, needles)
         if m and not wsl:
             f.put("system.os", name, p.where("file path in the paste", m.start(), claim=False), STATED)
+    banner = search(_PY_BANNER, ("] on ", "] :: "))
+    if banner and not wsl:
+        f.put("system.os", _BANNER_OS[banner.group(1)], p.where("Python banner", banner.start(), claim=False), STATED)
     for rx, kind, needles in _CONTAINER_CLUES:
         m = search(rx, needles)
         if m:

@@ -16,7 +16,9 @@ from gpudoctor.lint.model import Source
 from gpudoctor.lint.readers_pip import add_args
 from gpudoctor.lint.resolve import variant_of_index
 
-_INSTALL = re.compile(r"(?:^|[\s>$#])(?:uv[ \t]+)?pip3?(?:\.exe)?[ \t]+install[ \t]+([^\n]{1,600})", re.I | re.M)
+# Markdown around a command in prose ("it installs with **pip install x** and works") ends it.
+_INSTALL = re.compile(r"(?:^|[\s>$#*`])(?:uv[ \t]+)?pip3?(?:\.exe)?[ \t]+install[ \t]+([^\n`]{1,600}?)(?:\*\*|`|$)",
+                      re.I | re.M)
 # Where PyPI's default torch wheel is CPU-only.
 _CPU_DEFAULT = {"windows": "windows-x86_64", "darwin": "macos-arm64"}
 
@@ -29,6 +31,7 @@ def parse(p: Paste, f: Facts) -> None:
             tokens = m.group(1).split()
         source = Source("paste", "requirements")
         add_args(source, [(t, 1) for t in tokens])
+        _llama_cpp(p, f, source, m.start(1))
         torch = source.find("torch")
         if torch is None:
             continue
@@ -49,3 +52,33 @@ def parse(p: Paste, f: Facts) -> None:
             f.fw("torch", "build", "cuda", src, STATED)
             f.fw("torch", "cuda", f"{variant[2:-1]}.{variant[-1]}", src, STATED)
         f.saw("install command")
+
+
+# llama-cpp-python's PyPI release is an sdist that compiles llama.cpp at install time,
+# for the CPU unless CMAKE_ARGS (or -C cmake.args) turns a backend on (GGML_CUDA, and
+# LLAMA_CUBLAS/LLAMA_CUDA in older releases). Its own wheel indexes say the build in
+# their last path part: .../whl/cu124, .../whl/cpu (source:
+# https://github.com/abetlen/llama-cpp-python#installation).
+_CMAKE_BACKEND = re.compile(r"CMAKE_ARGS|cmake\.args|GGML_[A-Z]{2,10}|LLAMA_(?:CUBLAS|CUDA|HIPBLAS|METAL|VULKAN|CLBLAST)",
+                            re.I)
+_LLAMA_INDEX = re.compile(r"/(cu\d{3}|cpu|metal|rocm[\d.]*|vulkan)/?$", re.I)
+
+
+def _llama_cpp(p: Paste, f: Facts, source: Source, at: int) -> None:
+    req = source.find("llama-cpp-python") or source.find("llama_cpp_python")
+    if req is None or req.url:
+        return
+    src = p.where("install command", at, claim=False)
+    exact = re.fullmatch(r"===?([\w.+!-]{1,60})", req.spec or "")
+    if exact:
+        f.fw("llama-cpp-python", "version", exact.group(1), src, STATED)
+    tags = [t.group(1).lower() for t in (_LLAMA_INDEX.search(u) for u, _ in source.indexes) if t]
+    if tags:
+        if tags[0] == "cpu":
+            f.fw("llama-cpp-python", "build", "cpu", src, STATED)
+        elif tags[0].startswith("cu"):
+            f.fw("llama-cpp-python", "build", "cuda", src, STATED)
+            f.fw("llama-cpp-python", "cuda", f"{tags[0][2:-1]}.{tags[0][-1]}", src, STATED)
+    elif not source.indexes and not _CMAKE_BACKEND.search(p.text) and f.get("system.os") != "darwin":
+        # (On macOS the same command builds the Metal backend: the README's default there.)
+        f.fw("llama-cpp-python", "build", "cpu", src, STATED)

@@ -102,6 +102,10 @@ def _conda(f: Facts, name: str, version: str, build: str | None, src: str) -> No
         f.fw("torch", "cuda", version, src)
 
 
+# Whole-environment listings: what they do not list is not installed (unlike `pip show x`).
+_LISTINGS = ("pip list", "pip freeze", "conda list")
+
+
 def interpret(f: Facts) -> None:
     """Turn collected package versions into facts the rules read."""
     pk = f.packages
@@ -131,9 +135,15 @@ def interpret(f: Facts) -> None:
             f.fw("jax", "build", "cuda", jaxlib.source)
             if tag.group(2):
                 f.fw("jax", "cudnn", f"{tag.group(2)}.{tag.group(3)}", jaxlib.source)
-    for name in pk:
-        if re.fullmatch(r"jax-cuda\d+-(plugin|pjrt)", name):
-            f.fw("jax", "build", "cuda", pk[name].source)
+    plugins = [name for name in pk if re.fullmatch(r"jax-cuda\d+-(plugin|pjrt)", name)]
+    for name in plugins:
+        f.fw("jax", "build", "cuda", pk[name].source)
+    listed = jaxlib is not None and jaxlib.source.startswith(_LISTINGS)
+    if listed and not plugins and f.fw_get("jax", "build") is None and f.fw_get("jax", "is_available") is False:
+        # JAX answered with CPU devices only, and the environment's listing has no CUDA part:
+        # jaxlib carries CUDA either in its version ("+cuda12.cudnn89", Google's index, before the
+        # plugins) or beside it as jax-cuda12-plugin/pjrt; PyPI's plain jaxlib is the CPU build.
+        f.fw("jax", "build", "cpu", jaxlib.source, jaxlib.rank)
     if "python" in pk:
         f.put("system.python", pk["python"].value, pk["python"].source)
 

@@ -78,6 +78,13 @@ def _template_field(f: Facts, key: str, value: str, src: str) -> None:
         m = re.findall(r"(?<![\d.])(\d+\.\d+(?:\.\d+)?(?:-?rc\d+)?)(?!\d|\.\d)", value)
         if m:
             f.fw("tensorflow", "version", m[-1], src, STATED)
+    elif key.startswith("tensorflow installed from"):
+        if re.search(r"\bsource\b", value, re.I):
+            # A build of one's own: its CUDA, cuDNN and arch list are what ./configure was given,
+            # not tensorflow.org's tested configuration for the version. (Only the typed field of
+            # the older template: today's "### Source" dropdown defaults to "source", and most
+            # who leave it so installed the pip wheel.)
+            f.put("tensorflow.installed_from", "source", src, STATED)
     elif key == "python version":
         m = re.search(r"(?<![\d.])(3\.\d{1,2}(?:\.\d{1,2})?)(?!\d|\.\d)", value)
         if m:

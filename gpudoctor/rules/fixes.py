@@ -17,5 +17,22 @@ def reinstall_fix(s: Snapshot, m: Matrices, fw: Framework, why: str) -> Fix:
     fix = fix_for_snapshot(s, m, fw.name, why)
     if fix is not None:
         return fix
+    if fw.name in BUILT_AT_INSTALL:
+        text, commands = BUILT_AT_INSTALL[fw.name]
+        return Fix(f"{why} {text}", commands)
     return Fix(f"{why} `gpudoctor install {fw.name}` prints the exact command for this machine.",
                (f"gpudoctor install {fw.name}",))
+
+
+# Packages the install engine does not plan, whose PyPI release is a source
+# distribution built at install time: without the backend's CMake flag the build
+# is CPU-only. Each recipe is the project's own README's.
+BUILT_AT_INSTALL = {
+    "llama-cpp-python": (
+        "`pip install llama-cpp-python` compiles llama.cpp for the CPU unless CMAKE_ARGS turns a GPU backend on; "
+        "rebuild it with CUDA (needs the CUDA toolkit and a C++ compiler), or install a prebuilt CUDA wheel from "
+        "the project's index (cu121 to cu125; source: https://github.com/abetlen/llama-cpp-python#installation).",
+        ('CMAKE_ARGS="-DGGML_CUDA=on" pip install --force-reinstall --no-cache-dir llama-cpp-python',
+         "pip install --force-reinstall llama-cpp-python --extra-index-url https://abetlen.github.io/llama-cpp-python/whl/cu124"),
+    ),
+}
