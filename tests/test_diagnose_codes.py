@@ -67,6 +67,41 @@ def test_a_missing_cuda_library_of_the_installed_cuda_is_a_missing_library(insta
     assert [f.category for f in report.findings if f.code == "GD807"] == [category]
 
 
+@pytest.mark.parametrize("installed,category", [
+    ("nvcc: Cuda compilation tools, release 11.2, V11.2.152\n", "cudnn-missing"),  # TF 2.7's own CUDA
+    ("nvcc: Cuda compilation tools, release 11.4, V11.4.48\n", "framework-cuda-mismatch"),  # 11.x, not 11.2
+    ("", "framework-cuda-mismatch"),
+])
+def test_tensorflows_missing_library_is_judged_against_the_cuda_its_build_wants(installed, category):
+    # "libcudart.so.11.0" names every CUDA 11; TensorFlow 2.7's tested build wants 11.2.
+    paste = (installed + "TensorFlow version: 2.7.0\n"
+             "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+             "'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file or "
+             "directory\n")
+    assert [f.category for f in _findings(paste) if f.code == "GD818"] == [category]
+
+
+@pytest.mark.parametrize("installed,category", [
+    ("nvcc: Cuda compilation tools, release 11.1, V11.1.105\n", "cudnn-missing"),
+    ("nvcc: Cuda compilation tools, release 11.5, V11.5.119\n", "framework-cuda-mismatch"),  # a cupy-cuda111 wheel
+    ("nvcc: Cuda compilation tools, release 12.4, V12.4.131\n", "framework-cuda-mismatch"),
+])
+def test_a_library_name_with_a_cuda_minor_is_compared_with_that_minor(installed, category):
+    paste = installed + "ImportError: libnvrtc.so.11.1: cannot open shared object file: No such file or directory\n"
+    assert [f.category for f in _findings(paste) if f.code == "GD807"] == [category]
+
+
+def test_cudnn_loading_a_library_of_another_cuda_is_a_conflict_not_a_missing_cudnn():
+    found_wrong = ("Could not load library libcudnn_cnn_infer.so.8. Error: /opt/cuda/8.0/lib64/libnvrtc.so: "
+                   "undefined symbol: nvrtcGetCUBIN\n")
+    assert {(f.code, f.category) for f in _findings(found_wrong) if f.severity.value == "error"} == \
+        {("GD810", "library-conflict")}
+    absent = ("Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open shared "
+              "object file: No such file or directory\n")
+    assert {(f.code, f.category) for f in _findings(absent) if f.severity.value == "error"} == \
+        {("GD805", "cudnn-missing")}
+
+
 @pytest.mark.parametrize("gpu,category", [("I have a 3060 and an i9\n", "cpu-only-build"), ("", None)])
 def test_a_runs_on_the_cpu_message_beside_a_gpu_warns(gpu, category):
     m = load_matrices(overlay=None)

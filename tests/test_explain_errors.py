@@ -47,6 +47,8 @@ MESSAGES = {
     "ecc-uncorrectable": "RuntimeError: CUDA error: uncorrectable ECC error encountered",
     "cudnn-version-mismatch-tf": "Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4.",
     "cudnn-version-mismatch-jax": "Found cuDNN version 8600, but JAX was built against version 8906, which is newer.",
+    "cudnn-sublibrary-wrong-dependency": "Could not load library libcudnn_cnn_infer.so.8. Error: "
+                                         "/opt/cuda/8.0/lib64/libnvrtc.so: undefined symbol: nvrtcGetCUBIN",
     "cudnn-not-found": "Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared "
                        "object file",
     "cudnn-not-initialized": "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED",
@@ -157,6 +159,9 @@ MESSAGES = {
     "jax-cuda-lib-missing": "RuntimeError: Unable to load cuSPARSE. Is it installed?",
     "nvrtc-missing": "OSError: libnvrtc.so.12: cannot open shared object file: No such file or directory",
     "ctranslate2-cuda-lib": "RuntimeError: Library cublas64_12.dll is not found or cannot be loaded",
+    "onnxruntime-cuda-provider-dll-not-found": "[ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 \"\" "
+                                               "when trying to load \"C:\\Python310\\lib\\site-packages\\onnxruntime"
+                                               "\\capi\\onnxruntime_providers_cuda.dll\"",
     "onnxruntime-cuda-provider-failed": "[E:onnxruntime:Default, provider_bridge_ort.cc:1744 TryGetProviderInfo_CUDA] "
                                         "Failed to load library libonnxruntime_providers_cuda.so with error: "
                                         "libcudnn.so.9: cannot open",

@@ -42,8 +42,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
         rule = RULES[entry.code]
         category = _category(entry.code, entry.category, d, m)
         severity = None
-        if entry.code == "GD807" and _cuda_it_wants_is_there(sig.text, d.snapshot):
-            category = "cudnn-missing"  # not another CUDA: the right one, not found
+        if entry.code in LIBRARY_NOT_LOADED_CODES:
+            category = _library_not_loaded_category(sig.text, entry.frameworks, d.snapshot) or category
         if _other_cudnn_major_shown(sig.text, sig.source, d.snapshot):
             category = "cudnn-version-mismatch"
         if category == "arch-in-range":
@@ -64,29 +64,50 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
     return list(by_key.values())
 
 
+# Codes whose message says "a CUDA library of the framework's could not be loaded".
+LIBRARY_NOT_LOADED_CODES = {"GD807", "GD818"}
+
 # The CUDA a missing library belongs to: "libcudart.so.10.2", "libnvrtc.so.12", "cudart64_110.dll".
 _SONAME = re.compile(r"\blib(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink)\.so\.(\d+)(?:\.(\d))?\b|"
                      r"\b(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc)64_(\d{2,3})(?:_0)?\.dll", re.I)
 
 
-def _cuda_it_wants_is_there(text: str, s: Snapshot) -> bool:
-    """A CUDA library of version X is missing and the paste shows CUDA X
-    installed: the library is not where the framework looks (a venv without
-    the runtime, a path not searched), which is a missing library rather than
-    a framework built for another CUDA."""
+def _library_not_loaded_category(text: str, frameworks: tuple[str, ...], s: Snapshot) -> str | None:
+    """A CUDA library could not be loaded: which CUDA it belongs to against the
+    CUDA the paste shows installed. The same CUDA there means the library is not
+    where the framework looks (a venv without the runtime, a conda lib folder
+    the loader does not search): a missing library. Only other CUDAs there means
+    a framework built for another CUDA. Nothing installed shown: the message alone
+    (None, the entry's category)."""
+    want = _cuda_it_wants(text, frameworks, s)
+    have = [v for v in (parse_numeric(rt.version or "") for rt in s.cuda_runtimes or ()) if v]
+    if want is None or not have:
+        return None
+    if any(v[0] == want[0] and (want[1] is None or (len(v) > 1 and v[1] == want[1])) for v in have):
+        return "cudnn-missing"
+    return "framework-cuda-mismatch"
+
+
+def _cuda_it_wants(text: str, frameworks: tuple[str, ...], s: Snapshot) -> tuple[int, int | None] | None:
+    """The CUDA (major, minor or None) the failing library belongs to: the build's
+    CUDA where the message is one framework's and the paste shows that build (TF 2.8
+    wants 11.2, which "libcudart.so.11.0" does not say), else the library's name."""
+    if len(frameworks) == 1:
+        fw = s.framework(frameworks[0])
+        built = parse_numeric(str(fw.cuda.value)) if fw is not None and fw.cuda.known else None
+        if built and len(built) > 1:
+            return built[0], built[1]
     m = _SONAME.search(text)
     if m is None:
-        return False
+        return None
     if m.group(3):
         digits = m.group(3)
-        want = (int(digits[:-1]), int(digits[-1])) if len(digits) == 3 else (int(digits), None)
+        major, minor = (int(digits[:-1]), int(digits[-1])) if len(digits) == 3 else (int(digits), None)
     else:
-        want = (int(m.group(1)), int(m.group(2)) if m.group(2) else None)
-    for rt in s.cuda_runtimes or ():
-        have = parse_numeric(rt.version or "") or ()
-        if len(have) >= 1 and have[0] == want[0] and (want[1] is None or (len(have) > 1 and have[1] == want[1])):
-            return True
-    return False
+        major, minor = int(m.group(1)), int(m.group(2)) if m.group(2) else None
+    # From CUDA 11 on, the runtime libraries keep one name per major (libcudart.so.11.0,
+    # cudart64_110.dll serve every 11.x: minor-version compatibility): ".0" names no minor.
+    return major, None if major >= 11 and minor == 0 else minor
 
 
 _REQUIRE_CUDNN = re.compile(r"Require cuDNN (\d+)\.", re.I)
