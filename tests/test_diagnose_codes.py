@@ -102,6 +102,17 @@ def test_cudnn_loading_a_library_of_another_cuda_is_a_conflict_not_a_missing_cud
         {("GD805", "cudnn-missing")}
 
 
+@pytest.mark.parametrize("shown,category", [
+    # torch's own folder holds cuDNN 9: another package wants 8 on the same search path
+    ("Directory of C:\\venv\\Lib\\site-packages\\torch\\lib: cudnn_ops64_9.dll cudnn64_9.dll\n", "library-conflict"),
+    ("ls venv/lib/python3.10/site-packages/torch/lib/libcudnn_ops_infer.so.8\n", "cudnn-missing"),  # the same major
+    ("torch 2.6.0\n", "cudnn-missing"),  # its cuDNN comes from gpudoctor's matrices, not from the paste
+])
+def test_a_cudnn_major_missing_beside_a_framework_bringing_another_is_a_conflict(shown, category):
+    paste = shown + "Could not locate cudnn_ops_infer64_8.dll. Please make sure it is in your library path!\n"
+    assert [f.category for f in _findings(paste) if f.code == "GD805"] == [category]
+
+
 @pytest.mark.parametrize("gpu,category", [("I have a 3060 and an i9\n", "cpu-only-build"), ("", None)])
 def test_a_runs_on_the_cpu_message_beside_a_gpu_warns(gpu, category):
     m = load_matrices(overlay=None)

@@ -46,21 +46,27 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             category = _library_not_loaded_category(sig.text, entry.frameworks, d.snapshot) or category
         if _other_cudnn_major_shown(sig.text, sig.source, d.snapshot):
             category = "cudnn-version-mismatch"
+        other = _framework_with_another_cudnn_major(sig.text, d.snapshot) if entry.code == "GD805" else None
+        if other is not None and category != "cudnn-version-mismatch":
+            category = "library-conflict"
         if category == "arch-in-range":
             # PyTorch warns for any capability above its highest, but a cubin serves every
             # later minor of its major: GB10 (12.1) runs the sm_120 kernels.
             category, severity = "info", Severity.INFO
         evidence = Evidence("error", sig.text, sig.source)
+        fix = Fix(" ".join((entry.fix, *entry.steps)) + f" (source: {entry.source})", entry.commands)
+        extra = []
+        if category == "library-conflict" and other is not None:
+            extra = [Evidence(f"{other.name}.cudnn", str(other.cudnn.value), other.cudnn.source)]
+            fix = TWO_CUDNN_MAJORS_FIX
         key = (entry.code, entry.id)
         if key in by_key:
             f = by_key[key]
             if len(f.evidence) < MAX_EVIDENCE:
                 by_key[key] = dataclasses.replace(f, evidence=f.evidence + (evidence,))
             continue
-        by_key[key] = rule.finding(
-            entry.title, evidence=[evidence], category=category, severity=severity,
-            fix=Fix(" ".join((entry.fix, *entry.steps)) + f" (source: {entry.source})", entry.commands),
-        )
+        by_key[key] = rule.finding(entry.title, evidence=[evidence, *extra], category=category, severity=severity,
+                                   fix=fix)
     return list(by_key.values())
 
 
@@ -123,6 +129,35 @@ def _other_cudnn_major_shown(text: str, source: str, s: Snapshot) -> bool:
     majors = {(parse_numeric(lib.version) or (None,))[0] for lib in s.cudnn or ()
               if lib.version and (line is None or source_line(lib.source) != line)}
     return bool(majors) and int(m.group(1)) not in majors
+
+
+# The cuDNN major a library name carries: "cudnn_ops_infer64_8.dll", "libcudnn_cnn.so.9", "cudnn64_7.dll".
+_CUDNN_FILE = re.compile(r"\b(?:lib)?cudnn\w{0,30}?(?:64_(\d{1,2})\.dll|\.so\.(\d{1,2}))", re.I)
+
+
+def _framework_with_another_cudnn_major(text: str, s: Snapshot):
+    """A cuDNN library of major N cannot be found while a framework in the same
+    environment brings its own cuDNN of another major (torch >= 2.4 wheels carry cuDNN
+    9, ctranslate2 4.4 and older load cuDNN 8): not a missing cuDNN but two packages
+    that need different majors on one search path. That framework, or None."""
+    m = _CUDNN_FILE.search(text)
+    if m is None:
+        return None
+    want = int(m.group(1) or m.group(2))
+    # Only a cuDNN the paste shows (a line of it): the one gpudoctor's matrices give a
+    # framework version is the build's, not proof of what this environment holds.
+    for fw in s.frameworks or ():
+        major = (parse_numeric(str(fw.cudnn.value)) or (None,))[0] if fw.cudnn.known else None
+        if major is not None and major != want and source_line(fw.cudnn.source) is not None:
+            return fw
+    return None
+
+
+TWO_CUDNN_MAJORS_FIX = Fix(
+    "Give the two packages one cuDNN major: install versions whose builds agree (torch 2.3 wheels carry cuDNN 8, "
+    "2.4 and later cuDNN 9; ctranslate2 4.4.0 and older load cuDNN 8, later ones cuDNN 9), or put them in separate "
+    "environments. (sources: gpudoctor/matrices/torch.toml; https://github.com/SYSTRAN/faster-whisper#gpu)",
+    ("pip list | grep -i -E 'torch|ctranslate2|onnxruntime|nvidia-cudnn'",))
 
 
 def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices | None) -> str | None:
