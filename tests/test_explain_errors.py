@@ -457,3 +457,16 @@ def test_wording_variants_match(entry, message):
 def test_a_jaxlib_that_registered_cuda_is_not_called_cpu_only():
     working = 'Could not find registered platform with name: "rocm". Available platform names are: CUDA Host Interpreter'
     assert not any(m.entry.id == "jax-no-gpu-fallback" for m in match_text(working))
+
+
+@pytest.mark.parametrize("sentence, entry", [
+    ("I put `cudnn64_7.dll` into the `cudnn_data` folder, yet it still says it's not found.", "cudnn-not-found"),
+    ('I added "cudnn_cnn_infer64_8.dll" (cuda 12.1) to PATH but it still doesn\'t work', "cudnn-not-found"),
+    ("For versions 2.1.2 and 2.1.1 I get `undefined symbol` errors on import.", "undefined-symbol"),
+    # the complaint in another sentence, or the library found: no finding
+    ("I copied cudnn64_8.dll next to the exe. Now the model is not found.", None),
+    ("where cudnn_ops_infer64_8.dll found C:\\CUDA\\bin\\cudnn_ops_infer64_8.dll", None),
+    ("After the reinstall I get no undefined symbol errors any more.", None),
+])
+def test_a_reporters_sentence_about_a_library_is_matched_only_as_one_complaint(sentence, entry):
+    assert [m.entry.id for m in match_text(sentence)] == ([entry] if entry else [])
