@@ -158,3 +158,28 @@ def test_paddle_device_notice_gives_the_gpu_and_the_wheels_cuda():
     assert [g.compute_capability for g in d.snapshot.gpus] == ["8.6"]
     # CUDA 10.2 cannot compile for sm_86: the build predates the GPU
     assert [f.category for f in _findings(log) if f.code == "GD801"] == ["arch-too-new-for-cuda"]
+
+
+_TORCH_CUDNN_DIFFERS = ("RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 3, 2) but "
+                        "linked against (8, 0, 3)\n")
+
+
+@pytest.mark.parametrize("shown,category", [
+    ("$ echo $LD_LIBRARY_PATH\n/apps/cudnn/v8.0.3.33-cuda.11.0/lib64:/apps/cuda/11.0/lib64\n", "library-conflict"),
+    ("export LD_LIBRARY_PATH=/opt/cudnn-8.0.3/lib64:$LD_LIBRARY_PATH\n", "library-conflict"),
+    ("$ echo $LD_LIBRARY_PATH\n/apps/cudnn/v8.9.2/lib64\n", "cudnn-version-mismatch"),  # not the cuDNN it loaded
+    ("", "cudnn-version-mismatch"),
+])
+def test_the_cudnn_torch_loaded_sitting_on_ld_library_path_is_a_shadowing_system_library(shown, category):
+    found = [f for f in _findings(shown + _TORCH_CUDNN_DIFFERS) if f.code == "GD806"]
+    assert [f.category for f in found] == [category]
+    if category == "library-conflict":
+        assert any(e.fact == "cudnn.ld_library_path" for e in found[0].evidence)
+
+
+def test_tensorflows_cudnn_on_ld_library_path_is_its_only_cudnn_not_a_shadow():
+    # TensorFlow before [and-cuda] loads the system cuDNN: a wrong one there is the wrong cuDNN installed.
+    paste = ("$ echo $LD_LIBRARY_PATH\n/apps/cudnn/v8.0.4/lib64\n"
+             "E tensorflow/stream_executor/cuda/cuda_dnn.cc:389] Loaded runtime CuDNN library: 8.0.4 but source was "
+             "compiled with: 8.1.0.\n")
+    assert "library-conflict" not in {f.category for f in _findings(paste)}

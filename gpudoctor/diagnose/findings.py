@@ -18,6 +18,7 @@ from gpudoctor.diagnose.collect import Read, source_line
 from gpudoctor.doctor import Report, judge, verdicts
 from gpudoctor.findings import CATEGORIES, Evidence, Finding, Fix, Outcome, RuleResult, Severity, sort_findings
 from gpudoctor.matrices import Matrices
+from gpudoctor.rules.libraries import shadow_fix
 from gpudoctor.rules.registry import RULES
 from gpudoctor.snapshot import Snapshot
 from gpudoctor.versions import compute_capability, parse_numeric
@@ -59,6 +60,11 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
         if category == "library-conflict" and other is not None:
             extra = [Evidence(f"{other.name}.cudnn", str(other.cudnn.value), other.cudnn.source)]
             fix = TWO_CUDNN_MAJORS_FIX
+        shadow = _cudnn_loaded_from_library_path(d.snapshot) if entry.code == "GD806" else None
+        if shadow is not None:
+            category = "library-conflict"
+            extra = [Evidence("cudnn.ld_library_path", f"{shadow.version} at {shadow.path}", shadow.source)]
+            fix = shadow_fix()
         key = (entry.code, entry.id)
         if key in by_key:
             f = by_key[key]
@@ -150,6 +156,26 @@ def _framework_with_another_cudnn_major(text: str, s: Snapshot):
         major = (parse_numeric(str(fw.cudnn.value)) or (None,))[0] if fw.cudnn.known else None
         if major is not None and major != want and source_line(fw.cudnn.source) is not None:
             return fw
+    return None
+
+
+# Frameworks whose wheels bring their own cuDNN (torch's and jax's pin nvidia-cudnn; torch
+# 1.x carried it in torch/lib): for them a cuDNN on LD_LIBRARY_PATH is a foreign one.
+OWN_CUDNN = ("torch", "jax")
+
+
+def _cudnn_loaded_from_library_path(s: Snapshot):
+    """The framework loaded a cuDNN other than its build's, and the paste's
+    LD_LIBRARY_PATH lists a cuDNN directory of exactly the loaded version: the
+    system's cuDNN shadows the one the wheel brings. That directory, or None."""
+    for fw in s.frameworks or ():
+        loaded = parse_numeric(fw.deep.cudnn_runtime or "")[:3] if fw.deep is not None else ()
+        built = parse_numeric(str(fw.cudnn.value))[:3] if fw.cudnn.known else ()
+        if fw.name not in OWN_CUDNN or not loaded or not built or loaded == built:
+            continue
+        for lib in s.cudnn or ():
+            if (lib.ld_library_path or lib.kind == "ld-library-path") and (parse_numeric(lib.version or "") or ())[:3] == loaded:
+                return lib
     return None
 
 
