@@ -463,6 +463,8 @@ def test_a_jaxlib_that_registered_cuda_is_not_called_cpu_only():
     ("I put `cudnn64_7.dll` into the `cudnn_data` folder, yet it still says it's not found.", "cudnn-not-found"),
     ('I added "cudnn_cnn_infer64_8.dll" (cuda 12.1) to PATH but it still doesn\'t work', "cudnn-not-found"),
     ("For versions 2.1.2 and 2.1.1 I get `undefined symbol` errors on import.", "undefined-symbol"),
+    ("但GPU版本报错说找不到cudnn64_8.dll", "cudnn-not-found"),
+    ("cudnn_ops_infer64_8.dll が見つかりません", "cudnn-not-found"),
     # the complaint in another sentence, or the library found: no finding
     ("I copied cudnn64_8.dll next to the exe. Now the model is not found.", None),
     ("where cudnn_ops_infer64_8.dll found C:\\CUDA\\bin\\cudnn_ops_infer64_8.dll", None),
