@@ -183,3 +183,13 @@ def test_tensorflows_cudnn_on_ld_library_path_is_its_only_cudnn_not_a_shadow():
              "E tensorflow/stream_executor/cuda/cuda_dnn.cc:389] Loaded runtime CuDNN library: 8.0.4 but source was "
              "compiled with: 8.1.0.\n")
     assert "library-conflict" not in {f.category for f in _findings(paste)}
+
+
+@pytest.mark.parametrize("stated,category", [("CUDA 11.6, cuDNN 8.4\n", "cudnn-missing"),
+                                             ("CUDA 12.0, cuDNN 8.9\n", "framework-cuda-mismatch")])
+def test_paddles_loader_message_names_the_library_and_so_its_cuda(stated, category):
+    line = ("RuntimeError: (PreconditionNotMet) The third-party dynamic library (cublas64_11.dll) that Paddle depends "
+            "on is not configured correctly. (error code is 126)\n")
+    assert [f.category for f in _findings(stated + line) if f.code == "GD807"] == [category]
+    cudnn = line.replace("cublas64_11.dll", "cudnn64_8.dll")
+    assert [f.category for f in _findings(cudnn) if f.severity.value == "error"] == ["cudnn-missing"]
