@@ -55,6 +55,9 @@ MESSAGES = {
     "cuda-libs-missing": "W tensorflow/core/common_runtime/gpu/gpu_device.cc:1850] Cannot dlopen some GPU libraries. "
                          "Please make sure the missing libraries mentioned above are installed properly",
     "nvjitlink-symbol": "libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12",
+    "cuda-lib-symbol-version-not-found": "OSError: /usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.8: version "
+                                         "`libcudnn_ops_infer.so.8' not found (required by /venv/lib/python3.10/"
+                                         "site-packages/torch/lib/libtorch_cuda.so)",
     "glibcxx-version": "ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found",
     "undefined-symbol": "ImportError: apex/fused_layer_norm_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
                         "_ZN3c104cuda9SetDeviceEi",
