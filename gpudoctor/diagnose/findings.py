@@ -174,7 +174,8 @@ def _cudnn_loaded_from_library_path(s: Snapshot):
         if fw.name not in OWN_CUDNN or not loaded or not built or loaded == built:
             continue
         for lib in s.cudnn or ():
-            if (lib.ld_library_path or lib.kind == "ld-library-path") and (parse_numeric(lib.version or "") or ())[:3] == loaded:
+            on_path = lib.ld_library_path or lib.kind == "ld-library-path"
+            if on_path and (parse_numeric(lib.version or "") or ())[:3] == loaded:
                 return lib
     return None
 
