@@ -58,6 +58,10 @@ MESSAGES = {
     "cuda-lib-symbol-version-not-found": "OSError: /usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.8: version "
                                          "`libcudnn_ops_infer.so.8' not found (required by /venv/lib/python3.10/"
                                          "site-packages/torch/lib/libtorch_cuda.so)",
+    "cuda-lib-versioned-symbol-missing": "libcublas.so.12: undefined symbol: cublasLtGetStatusString, version "
+                                         "libcublasLt.so.12",
+    "torch-nccl-symbol-missing": "ImportError: /venv/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: "
+                                 "undefined symbol: ncclCommRegister",
     "glibcxx-version": "ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found",
     "undefined-symbol": "ImportError: apex/fused_layer_norm_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
                         "_ZN3c104cuda9SetDeviceEi",
