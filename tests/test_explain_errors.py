@@ -49,6 +49,8 @@ MESSAGES = {
     "cudnn-version-mismatch-jax": "Found cuDNN version 8600, but JAX was built against version 8906, which is newer.",
     "cudnn-sublibrary-wrong-dependency": "Could not load library libcudnn_cnn_infer.so.8. Error: "
                                          "/opt/cuda/8.0/lib64/libnvrtc.so: undefined symbol: nvrtcGetCUBIN",
+    "nvcuda-dll-missing": "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+                          "library 'nvcuda.dll'; dlerror: nvcuda.dll not found",
     "cudnn-not-found": "Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared "
                        "object file",
     "cudnn-not-initialized": "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED",
