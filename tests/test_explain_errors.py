@@ -51,6 +51,9 @@ MESSAGES = {
                                          "/opt/cuda/8.0/lib64/libnvrtc.so: undefined symbol: nvrtcGetCUBIN",
     "nvcuda-dll-missing": "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
                           "library 'nvcuda.dll'; dlerror: nvcuda.dll not found",
+    "windows-dll-procedure-not-found": "OSError: [WinError 127] The specified procedure could not be found. Error "
+                                       "loading \"C:\\venv\\Lib\\site-packages\\torch\\lib\\cudnn_adv64_9.dll\" or one of "
+                                       "its dependencies.",
     "cudnn-not-found": "Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared "
                        "object file",
     "cudnn-not-initialized": "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED",
