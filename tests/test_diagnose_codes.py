@@ -67,6 +67,52 @@ def test_a_missing_cuda_library_of_the_installed_cuda_is_a_missing_library(insta
     assert [f.category for f in report.findings if f.code == "GD807"] == [category]
 
 
+@pytest.mark.parametrize("installed,category", [
+    ("nvcc: Cuda compilation tools, release 11.2, V11.2.152\n", "cudnn-missing"),  # TF 2.7's own CUDA
+    ("nvcc: Cuda compilation tools, release 11.4, V11.4.48\n", "framework-cuda-mismatch"),  # 11.x, not 11.2
+    ("", "framework-cuda-mismatch"),
+])
+def test_tensorflows_missing_library_is_judged_against_the_cuda_its_build_wants(installed, category):
+    # "libcudart.so.11.0" names every CUDA 11; TensorFlow 2.7's tested build wants 11.2.
+    paste = (installed + "TensorFlow version: 2.7.0\n"
+             "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+             "'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file or "
+             "directory\n")
+    assert [f.category for f in _findings(paste) if f.code == "GD818"] == [category]
+
+
+@pytest.mark.parametrize("installed,category", [
+    ("nvcc: Cuda compilation tools, release 11.1, V11.1.105\n", "cudnn-missing"),
+    ("nvcc: Cuda compilation tools, release 11.5, V11.5.119\n", "framework-cuda-mismatch"),  # a cupy-cuda111 wheel
+    ("nvcc: Cuda compilation tools, release 12.4, V12.4.131\n", "framework-cuda-mismatch"),
+])
+def test_a_library_name_with_a_cuda_minor_is_compared_with_that_minor(installed, category):
+    paste = installed + "ImportError: libnvrtc.so.11.1: cannot open shared object file: No such file or directory\n"
+    assert [f.category for f in _findings(paste) if f.code == "GD807"] == [category]
+
+
+def test_cudnn_loading_a_library_of_another_cuda_is_a_conflict_not_a_missing_cudnn():
+    found_wrong = ("Could not load library libcudnn_cnn_infer.so.8. Error: /opt/cuda/8.0/lib64/libnvrtc.so: "
+                   "undefined symbol: nvrtcGetCUBIN\n")
+    assert {(f.code, f.category) for f in _findings(found_wrong) if f.severity.value == "error"} == \
+        {("GD810", "library-conflict")}
+    absent = ("Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open shared "
+              "object file: No such file or directory\n")
+    assert {(f.code, f.category) for f in _findings(absent) if f.severity.value == "error"} == \
+        {("GD805", "cudnn-missing")}
+
+
+@pytest.mark.parametrize("shown,category", [
+    # torch's own folder holds cuDNN 9: another package wants 8 on the same search path
+    ("Directory of C:\\venv\\Lib\\site-packages\\torch\\lib: cudnn_ops64_9.dll cudnn64_9.dll\n", "library-conflict"),
+    ("ls venv/lib/python3.10/site-packages/torch/lib/libcudnn_ops_infer.so.8\n", "cudnn-missing"),  # the same major
+    ("torch 2.6.0\n", "cudnn-missing"),  # its cuDNN comes from gpudoctor's matrices, not from the paste
+])
+def test_a_cudnn_major_missing_beside_a_framework_bringing_another_is_a_conflict(shown, category):
+    paste = shown + "Could not locate cudnn_ops_infer64_8.dll. Please make sure it is in your library path!\n"
+    assert [f.category for f in _findings(paste) if f.code == "GD805"] == [category]
+
+
 @pytest.mark.parametrize("gpu,category", [("I have a 3060 and an i9\n", "cpu-only-build"), ("", None)])
 def test_a_runs_on_the_cpu_message_beside_a_gpu_warns(gpu, category):
     m = load_matrices(overlay=None)
@@ -112,3 +158,38 @@ def test_paddle_device_notice_gives_the_gpu_and_the_wheels_cuda():
     assert [g.compute_capability for g in d.snapshot.gpus] == ["8.6"]
     # CUDA 10.2 cannot compile for sm_86: the build predates the GPU
     assert [f.category for f in _findings(log) if f.code == "GD801"] == ["arch-too-new-for-cuda"]
+
+
+_TORCH_CUDNN_DIFFERS = ("RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 3, 2) but "
+                        "linked against (8, 0, 3)\n")
+
+
+@pytest.mark.parametrize("shown,category", [
+    ("$ echo $LD_LIBRARY_PATH\n/apps/cudnn/v8.0.3.33-cuda.11.0/lib64:/apps/cuda/11.0/lib64\n", "library-conflict"),
+    ("export LD_LIBRARY_PATH=/opt/cudnn-8.0.3/lib64:$LD_LIBRARY_PATH\n", "library-conflict"),
+    ("$ echo $LD_LIBRARY_PATH\n/apps/cudnn/v8.9.2/lib64\n", "cudnn-version-mismatch"),  # not the cuDNN it loaded
+    ("", "cudnn-version-mismatch"),
+])
+def test_the_cudnn_torch_loaded_sitting_on_ld_library_path_is_a_shadowing_system_library(shown, category):
+    found = [f for f in _findings(shown + _TORCH_CUDNN_DIFFERS) if f.code == "GD806"]
+    assert [f.category for f in found] == [category]
+    if category == "library-conflict":
+        assert any(e.fact == "cudnn.ld_library_path" for e in found[0].evidence)
+
+
+def test_tensorflows_cudnn_on_ld_library_path_is_its_only_cudnn_not_a_shadow():
+    # TensorFlow before [and-cuda] loads the system cuDNN: a wrong one there is the wrong cuDNN installed.
+    paste = ("$ echo $LD_LIBRARY_PATH\n/apps/cudnn/v8.0.4/lib64\n"
+             "E tensorflow/stream_executor/cuda/cuda_dnn.cc:389] Loaded runtime CuDNN library: 8.0.4 but source was "
+             "compiled with: 8.1.0.\n")
+    assert "library-conflict" not in {f.category for f in _findings(paste)}
+
+
+@pytest.mark.parametrize("stated,category", [("CUDA 11.6, cuDNN 8.4\n", "cudnn-missing"),
+                                             ("CUDA 12.0, cuDNN 8.9\n", "framework-cuda-mismatch")])
+def test_paddles_loader_message_names_the_library_and_so_its_cuda(stated, category):
+    line = ("RuntimeError: (PreconditionNotMet) The third-party dynamic library (cublas64_11.dll) that Paddle depends "
+            "on is not configured correctly. (error code is 126)\n")
+    assert [f.category for f in _findings(stated + line) if f.code == "GD807"] == [category]
+    cudnn = line.replace("cublas64_11.dll", "cudnn64_8.dll")
+    assert [f.category for f in _findings(cudnn) if f.severity.value == "error"] == ["cudnn-missing"]

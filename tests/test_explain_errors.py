@@ -47,12 +47,26 @@ MESSAGES = {
     "ecc-uncorrectable": "RuntimeError: CUDA error: uncorrectable ECC error encountered",
     "cudnn-version-mismatch-tf": "Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4.",
     "cudnn-version-mismatch-jax": "Found cuDNN version 8600, but JAX was built against version 8906, which is newer.",
+    "cudnn-sublibrary-wrong-dependency": "Could not load library libcudnn_cnn_infer.so.8. Error: "
+                                         "/opt/cuda/8.0/lib64/libnvrtc.so: undefined symbol: nvrtcGetCUBIN",
+    "nvcuda-dll-missing": "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+                          "library 'nvcuda.dll'; dlerror: nvcuda.dll not found",
+    "windows-dll-procedure-not-found": "OSError: [WinError 127] The specified procedure could not be found. Error "
+                                       "loading \"C:\\venv\\Lib\\site-packages\\torch\\lib\\cudnn_adv64_9.dll\" or one of "
+                                       "its dependencies.",
     "cudnn-not-found": "Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared "
                        "object file",
     "cudnn-not-initialized": "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED",
     "cuda-libs-missing": "W tensorflow/core/common_runtime/gpu/gpu_device.cc:1850] Cannot dlopen some GPU libraries. "
                          "Please make sure the missing libraries mentioned above are installed properly",
     "nvjitlink-symbol": "libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12",
+    "cuda-lib-symbol-version-not-found": "OSError: /usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.8: version "
+                                         "`libcudnn_ops_infer.so.8' not found (required by /venv/lib/python3.10/"
+                                         "site-packages/torch/lib/libtorch_cuda.so)",
+    "cuda-lib-versioned-symbol-missing": "libcublas.so.12: undefined symbol: cublasLtGetStatusString, version "
+                                         "libcublasLt.so.12",
+    "torch-nccl-symbol-missing": "ImportError: /venv/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: "
+                                 "undefined symbol: ncclCommRegister",
     "glibcxx-version": "ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found",
     "undefined-symbol": "ImportError: apex/fused_layer_norm_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
                         "_ZN3c104cuda9SetDeviceEi",
@@ -157,6 +171,11 @@ MESSAGES = {
     "jax-cuda-lib-missing": "RuntimeError: Unable to load cuSPARSE. Is it installed?",
     "nvrtc-missing": "OSError: libnvrtc.so.12: cannot open shared object file: No such file or directory",
     "ctranslate2-cuda-lib": "RuntimeError: Library cublas64_12.dll is not found or cannot be loaded",
+    "paddle-cuda-lib-not-loaded": "RuntimeError: (PreconditionNotMet) The third-party dynamic library (cublas64_11.dll) "
+                                  "that Paddle depends on is not configured correctly. (error code is 126)",
+    "onnxruntime-cuda-provider-dll-not-found": "[ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 \"\" "
+                                               "when trying to load \"C:\\Python310\\lib\\site-packages\\onnxruntime"
+                                               "\\capi\\onnxruntime_providers_cuda.dll\"",
     "onnxruntime-cuda-provider-failed": "[E:onnxruntime:Default, provider_bridge_ort.cc:1744 TryGetProviderInfo_CUDA] "
                                         "Failed to load library libonnxruntime_providers_cuda.so with error: "
                                         "libcudnn.so.9: cannot open",
@@ -455,3 +474,18 @@ def test_wording_variants_match(entry, message):
 def test_a_jaxlib_that_registered_cuda_is_not_called_cpu_only():
     working = 'Could not find registered platform with name: "rocm". Available platform names are: CUDA Host Interpreter'
     assert not any(m.entry.id == "jax-no-gpu-fallback" for m in match_text(working))
+
+
+@pytest.mark.parametrize("sentence, entry", [
+    ("I put `cudnn64_7.dll` into the `cudnn_data` folder, yet it still says it's not found.", "cudnn-not-found"),
+    ('I added "cudnn_cnn_infer64_8.dll" (cuda 12.1) to PATH but it still doesn\'t work', "cudnn-not-found"),
+    ("For versions 2.1.2 and 2.1.1 I get `undefined symbol` errors on import.", "undefined-symbol"),
+    ("但GPU版本报错说找不到cudnn64_8.dll", "cudnn-not-found"),
+    ("cudnn_ops_infer64_8.dll が見つかりません", "cudnn-not-found"),
+    # the complaint in another sentence, or the library found: no finding
+    ("I copied cudnn64_8.dll next to the exe. Now the model is not found.", None),
+    ("where cudnn_ops_infer64_8.dll found C:\\CUDA\\bin\\cudnn_ops_infer64_8.dll", None),
+    ("After the reinstall I get no undefined symbol errors any more.", None),
+])
+def test_a_reporters_sentence_about_a_library_is_matched_only_as_one_complaint(sentence, entry):
+    assert [m.entry.id for m in match_text(sentence)] == ([entry] if entry else [])

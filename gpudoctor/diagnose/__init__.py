@@ -25,6 +25,7 @@ from gpudoctor.diagnose import (
     freetext,
     installs,
     jax_env,
+    library_path,
     nvidia_smi,
     packages,
     repl,
@@ -48,6 +49,7 @@ PARSERS: tuple[tuple[str, Callable[[Paste, Facts], None]], ...] = (
     ("packages", packages.parse),
     ("interpreter output", repl.parse),
     ("errors", errors.parse),
+    ("LD_LIBRARY_PATH", library_path.parse),
     ("free text", freetext.parse),
     ("install commands", installs.parse),  # after free text: the OS decides what PyPI's default is
 )

@@ -62,6 +62,13 @@ _XLA_DRIVER = re.compile(r"driver's CUDA version is (\d{1,2}\.\d) which is older
                          r"version \((\d{1,2}\.\d)", re.I)
 
 
+# A cuDNN library file named inside a framework's own lib folder (a listing, or a sentence
+# about one): "site-packages/torch/lib/libcudnn_ops.so.9", "torch\lib ... cudnn_ops64_9.dll".
+# The framework's wheel bundles that cuDNN, so its major is the framework's.
+_CUDNN_IN_FRAMEWORK = re.compile(r"(?:site|dist)-packages[\\/]{1,2}(torch|tensorflow|jaxlib|paddle)[\\/]{1,2}lib\b"
+                                 r"[^\n]{0,120}?\b(?:lib)?cudnn\w{0,30}?(?:64_(\d{1,2})\.dll|\.so\.(\d{1,2}))", re.I)
+
+
 def cudnn_from_int(n: int) -> str:
     """cuDNN's integer versions: 8902 -> 8.9.2, 90100 -> 9.1.0, 5103 -> 5.1.3."""
     if n >= 10000:
@@ -112,6 +119,10 @@ def _implied_facts(p: Paste, f: Facts) -> None:
             src = p.where("xFormers warning", m.start())
             f.fw("torch", "version", m.group(3), src)
             f.package("xformers-built-for-torch", m.group(1), src)
+    for m in p.scan(_CUDNN_IN_FRAMEWORK, "packages"):
+        src = p.where("file in the framework's folder", m.start())
+        f.fw(m.group(1).lower(), "build", "cuda", src)  # only a CUDA build's wheel carries cuDNN
+        f.fw(m.group(1).lower(), "cudnn", m.group(2) or m.group(3), src)
     for m in p.scan(_XLA_DRIVER, "older than the"):
         f.put("driver.cuda_api", m.group(1), p.where("XLA error", m.start()))
 

@@ -18,6 +18,7 @@ from gpudoctor.diagnose.collect import Read, source_line
 from gpudoctor.doctor import Report, judge, verdicts
 from gpudoctor.findings import CATEGORIES, Evidence, Finding, Fix, Outcome, RuleResult, Severity, sort_findings
 from gpudoctor.matrices import Matrices
+from gpudoctor.rules.libraries import shadow_fix
 from gpudoctor.rules.registry import RULES
 from gpudoctor.snapshot import Snapshot
 from gpudoctor.versions import compute_capability, parse_numeric
@@ -42,51 +43,83 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
         rule = RULES[entry.code]
         category = _category(entry.code, entry.category, d, m)
         severity = None
-        if entry.code == "GD807" and _cuda_it_wants_is_there(sig.text, d.snapshot):
-            category = "cudnn-missing"  # not another CUDA: the right one, not found
+        if entry.code in LIBRARY_NOT_LOADED_CODES:
+            category = _library_not_loaded_category(sig.text, entry.frameworks, d.snapshot) or category
         if _other_cudnn_major_shown(sig.text, sig.source, d.snapshot):
             category = "cudnn-version-mismatch"
+        other = _framework_with_another_cudnn_major(sig.text, d.snapshot) if entry.code == "GD805" else None
+        if other is not None and category != "cudnn-version-mismatch":
+            category = "library-conflict"
         if category == "arch-in-range":
             # PyTorch warns for any capability above its highest, but a cubin serves every
             # later minor of its major: GB10 (12.1) runs the sm_120 kernels.
             category, severity = "info", Severity.INFO
         evidence = Evidence("error", sig.text, sig.source)
+        fix = Fix(" ".join((entry.fix, *entry.steps)) + f" (source: {entry.source})", entry.commands)
+        extra = []
+        if category == "library-conflict" and other is not None:
+            extra = [Evidence(f"{other.name}.cudnn", str(other.cudnn.value), other.cudnn.source)]
+            fix = TWO_CUDNN_MAJORS_FIX
+        shadow = _cudnn_loaded_from_library_path(d.snapshot) if entry.code == "GD806" else None
+        if shadow is not None:
+            category = "library-conflict"
+            extra = [Evidence("cudnn.ld_library_path", f"{shadow.version} at {shadow.path}", shadow.source)]
+            fix = shadow_fix()
         key = (entry.code, entry.id)
         if key in by_key:
             f = by_key[key]
             if len(f.evidence) < MAX_EVIDENCE:
                 by_key[key] = dataclasses.replace(f, evidence=f.evidence + (evidence,))
             continue
-        by_key[key] = rule.finding(
-            entry.title, evidence=[evidence], category=category, severity=severity,
-            fix=Fix(" ".join((entry.fix, *entry.steps)) + f" (source: {entry.source})", entry.commands),
-        )
+        by_key[key] = rule.finding(entry.title, evidence=[evidence, *extra], category=category, severity=severity,
+                                   fix=fix)
     return list(by_key.values())
 
+
+# Codes whose message says "a CUDA library of the framework's could not be loaded".
+LIBRARY_NOT_LOADED_CODES = {"GD807", "GD818"}
 
 # The CUDA a missing library belongs to: "libcudart.so.10.2", "libnvrtc.so.12", "cudart64_110.dll".
 _SONAME = re.compile(r"\blib(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink)\.so\.(\d+)(?:\.(\d))?\b|"
                      r"\b(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc)64_(\d{2,3})(?:_0)?\.dll", re.I)
 
 
-def _cuda_it_wants_is_there(text: str, s: Snapshot) -> bool:
-    """A CUDA library of version X is missing and the paste shows CUDA X
-    installed: the library is not where the framework looks (a venv without
-    the runtime, a path not searched), which is a missing library rather than
-    a framework built for another CUDA."""
+def _library_not_loaded_category(text: str, frameworks: tuple[str, ...], s: Snapshot) -> str | None:
+    """A CUDA library could not be loaded: which CUDA it belongs to against the
+    CUDA the paste shows installed. The same CUDA there means the library is not
+    where the framework looks (a venv without the runtime, a conda lib folder
+    the loader does not search): a missing library. Only other CUDAs there means
+    a framework built for another CUDA. Nothing installed shown: the message alone
+    (None, the entry's category)."""
+    want = _cuda_it_wants(text, frameworks, s)
+    have = [v for v in (parse_numeric(rt.version or "") for rt in s.cuda_runtimes or ()) if v]
+    if want is None or not have:
+        return None
+    if any(v[0] == want[0] and (want[1] is None or (len(v) > 1 and v[1] == want[1])) for v in have):
+        return "cudnn-missing"
+    return "framework-cuda-mismatch"
+
+
+def _cuda_it_wants(text: str, frameworks: tuple[str, ...], s: Snapshot) -> tuple[int, int | None] | None:
+    """The CUDA (major, minor or None) the failing library belongs to: the build's
+    CUDA where the message is one framework's and the paste shows that build (TF 2.8
+    wants 11.2, which "libcudart.so.11.0" does not say), else the library's name."""
+    if len(frameworks) == 1:
+        fw = s.framework(frameworks[0])
+        built = parse_numeric(str(fw.cuda.value)) if fw is not None and fw.cuda.known else None
+        if built and len(built) > 1:
+            return built[0], built[1]
     m = _SONAME.search(text)
     if m is None:
-        return False
+        return None
     if m.group(3):
         digits = m.group(3)
-        want = (int(digits[:-1]), int(digits[-1])) if len(digits) == 3 else (int(digits), None)
+        major, minor = (int(digits[:-1]), int(digits[-1])) if len(digits) == 3 else (int(digits), None)
     else:
-        want = (int(m.group(1)), int(m.group(2)) if m.group(2) else None)
-    for rt in s.cuda_runtimes or ():
-        have = parse_numeric(rt.version or "") or ()
-        if len(have) >= 1 and have[0] == want[0] and (want[1] is None or (len(have) > 1 and have[1] == want[1])):
-            return True
-    return False
+        major, minor = int(m.group(1)), int(m.group(2)) if m.group(2) else None
+    # From CUDA 11 on, the runtime libraries keep one name per major (libcudart.so.11.0,
+    # cudart64_110.dll serve every 11.x: minor-version compatibility): ".0" names no minor.
+    return major, None if major >= 11 and minor == 0 else minor
 
 
 _REQUIRE_CUDNN = re.compile(r"Require cuDNN (\d+)\.", re.I)
@@ -102,6 +135,56 @@ def _other_cudnn_major_shown(text: str, source: str, s: Snapshot) -> bool:
     majors = {(parse_numeric(lib.version) or (None,))[0] for lib in s.cudnn or ()
               if lib.version and (line is None or source_line(lib.source) != line)}
     return bool(majors) and int(m.group(1)) not in majors
+
+
+# The cuDNN major a library name carries: "cudnn_ops_infer64_8.dll", "libcudnn_cnn.so.9", "cudnn64_7.dll".
+_CUDNN_FILE = re.compile(r"\b(?:lib)?cudnn\w{0,30}?(?:64_(\d{1,2})\.dll|\.so\.(\d{1,2}))", re.I)
+
+
+def _framework_with_another_cudnn_major(text: str, s: Snapshot):
+    """A cuDNN library of major N cannot be found while a framework in the same
+    environment brings its own cuDNN of another major (torch >= 2.4 wheels carry cuDNN
+    9, ctranslate2 4.4 and older load cuDNN 8): not a missing cuDNN but two packages
+    that need different majors on one search path. That framework, or None."""
+    m = _CUDNN_FILE.search(text)
+    if m is None:
+        return None
+    want = int(m.group(1) or m.group(2))
+    # Only a cuDNN the paste shows (a line of it): the one gpudoctor's matrices give a
+    # framework version is the build's, not proof of what this environment holds.
+    for fw in s.frameworks or ():
+        major = (parse_numeric(str(fw.cudnn.value)) or (None,))[0] if fw.cudnn.known else None
+        if major is not None and major != want and source_line(fw.cudnn.source) is not None:
+            return fw
+    return None
+
+
+# Frameworks whose wheels bring their own cuDNN (torch's and jax's pin nvidia-cudnn; torch
+# 1.x carried it in torch/lib): for them a cuDNN on LD_LIBRARY_PATH is a foreign one.
+OWN_CUDNN = ("torch", "jax")
+
+
+def _cudnn_loaded_from_library_path(s: Snapshot):
+    """The framework loaded a cuDNN other than its build's, and the paste's
+    LD_LIBRARY_PATH lists a cuDNN directory of exactly the loaded version: the
+    system's cuDNN shadows the one the wheel brings. That directory, or None."""
+    for fw in s.frameworks or ():
+        loaded = parse_numeric(fw.deep.cudnn_runtime or "")[:3] if fw.deep is not None else ()
+        built = parse_numeric(str(fw.cudnn.value))[:3] if fw.cudnn.known else ()
+        if fw.name not in OWN_CUDNN or not loaded or not built or loaded == built:
+            continue
+        for lib in s.cudnn or ():
+            on_path = lib.ld_library_path or lib.kind == "ld-library-path"
+            if on_path and (parse_numeric(lib.version or "") or ())[:3] == loaded:
+                return lib
+    return None
+
+
+TWO_CUDNN_MAJORS_FIX = Fix(
+    "Give the two packages one cuDNN major: install versions whose builds agree (torch 2.3 wheels carry cuDNN 8, "
+    "2.4 and later cuDNN 9; ctranslate2 4.4.0 and older load cuDNN 8, later ones cuDNN 9), or put them in separate "
+    "environments. (sources: gpudoctor/matrices/torch.toml; https://github.com/SYSTRAN/faster-whisper#gpu)",
+    ("pip list | grep -i -E 'torch|ctranslate2|onnxruntime|nvidia-cudnn'",))
 
 
 def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices | None) -> str | None:

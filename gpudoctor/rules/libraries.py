@@ -148,7 +148,7 @@ def cudnn_shadowed(s: Snapshot, m: Matrices) -> Findings:
                 severity=Severity.ERROR, subject=fw.name,
                 evidence=[ev_value(f"{fw.name}.loaded_libraries", foreign[0], "/proc/self/maps (--deep)"),
                           ev_value("cudnn.wheel", wheel_dirs[0], "site-packages")],
-                fix=_shadow_fix(),
+                fix=shadow_fix(),
             )
             continue
         if not wheel_dirs:
@@ -162,12 +162,12 @@ def cudnn_shadowed(s: Snapshot, m: Matrices) -> Findings:
                     f"LD_LIBRARY_PATH has cuDNN {lib.version} ({lib.path}); {fw_label(fw)} ships {shipped}",
                     subject=fw.name,
                     evidence=[ev_value("cudnn.ld_library_path", f"{lib.version} at {lib.path}", lib.source)],
-                    fix=_shadow_fix(),
+                    fix=shadow_fix(),
                 )
                 break
 
 
-def _shadow_fix() -> Fix:
+def shadow_fix() -> Fix:
     return Fix("Remove the system cuDNN directory from LD_LIBRARY_PATH for this environment (frameworks "
                "installed with pip find their own cuDNN), then confirm with `gpudoctor check --deep`.",
                ("echo $LD_LIBRARY_PATH", "unset LD_LIBRARY_PATH   # or remove only the cuDNN directory",
