@@ -180,12 +180,16 @@ def test_tensorflow_issue_template(name, version, cudnn, gpu):
     assert "TensorFlow issue template" in d.formats
 
 
-@pytest.mark.parametrize("installed_from, tested_cuda", [("From source", None), ("binary", "11.0")])
-def test_a_source_build_of_tensorflow_is_not_the_tested_configuration(installed_from, tested_cuda):
+@pytest.mark.parametrize("installed_from, installed_using, tested_cuda", [
+    ("From source", "", None), ("binary", "", "11.0"), ("source", "conda", "11.0"), ("source", "pip3", "11.0"),
+    ("source", "bazel 3.1", None)])
+def test_a_source_build_of_tensorflow_is_not_the_tested_configuration(installed_from, installed_using, tested_cuda):
     # A build of one's own has the CUDA ./configure was given: tensorflow.org's tested
-    # configuration for 2.4 (CUDA 11.0) describes only the published wheels.
+    # configuration for 2.4 (CUDA 11.0) describes only the published wheels. "Installed
+    # using conda/pip" is a released binary, whatever the "installed from" answer says.
     d = read(f"**System information**\n- TensorFlow installed from (source or binary): {installed_from}\n"
-             "- TensorFlow version: 2.4.1\n- CUDA/cuDNN version:  10.1/8\n")
+             f"- TensorFlow version: 2.4.1\n- Installed using virtualenv? pip? conda?: {installed_using}\n"
+             "- CUDA/cuDNN version:  10.1/8\n")
     assert facts(d).get("tensorflow.cuda") == tested_cuda
 
 

@@ -134,7 +134,7 @@ def _tensorflow_from_matrices(f: Facts, m: Matrices) -> None:
     2.10 the `tensorflow` wheel is a CUDA build."""
     version = f.fw_get("tensorflow", "version")
     if not isinstance(version, str) or f.fw_get("tensorflow", "build") == "cpu" \
-            or f.get("tensorflow.installed_from") == "source":
+            or (f.get("tensorflow.installed_from") == "source" and f.get("tensorflow.installed_with") is None):
         return
     rel = m.tensorflow_release(version)
     if rel is None or rel.cuda is None:

@@ -20,7 +20,8 @@ _BUILD_BOOL = re.compile(rf"{_Q}(is_cuda_build|is_rocm_build){_Q}\]?\s{{0,4}}[,:
 _BUILD_ARCH = re.compile(rf"{_Q}cuda_compute_capabilities{_Q}\]?\s{{0,4}}[,:=]\s{{0,40}}\[([^\]]{{0,800}})\]")
 _TEMPLATE = re.compile(
     r"^[ \t]{0,4}[-*][ \t]{0,4}\**(OS Platform and Distribution|TensorFlow installed from|TensorFlow version|"
-    r"Python version|CUDA/cuDNN version|GPU model and memory)[^:\n]{0,80}:\**[ \t]{0,8}([^\n]{0,200})$", re.M | re.I)
+    r"Python version|CUDA/cuDNN version|GPU model and memory|Installed using virtualenv)"
+    r"[^:\n]{0,80}:\**[ \t]{0,8}([^\n]{0,200})$", re.M | re.I)
 _HEADINGS = re.compile(r"^#{2,4}[ \t]{0,4}(OS Platform and Distribution|TensorFlow Version|Python version|"
                        r"CUDA/cuDNN version|GPU model and memory)[ \t]*\n+[ \t]*([^\n#][^\n]{0,200})", re.M | re.I)
 
@@ -38,7 +39,8 @@ def parse(p: Paste, f: Facts) -> None:
     _build_info(p, f)
     low = p.lower
     headings = _HEADINGS.finditer(p.text) if "#" in low and ("cuda/cudnn" in low or "tensorflow version" in low) else ()
-    template = p.scan(_TEMPLATE, "os platform", "tensorflow", "python version", "cuda/cudnn", "gpu model")
+    template = p.scan(_TEMPLATE, "os platform", "tensorflow", "python version", "cuda/cudnn", "gpu model",
+                      "installed using")
     for matches in (template, headings):
         for m in matches:
             f.saw("TensorFlow issue template")
@@ -85,6 +87,11 @@ def _template_field(f: Facts, key: str, value: str, src: str) -> None:
             # the older template: today's "### Source" dropdown defaults to "source", and most
             # who leave it so installed the pip wheel.)
             f.put("tensorflow.installed_from", "source", src, STATED)
+    elif key.startswith("installed using virtualenv"):
+        # "pip", "conda": a package manager installed a released binary, whatever the
+        # "installed from" field says (a field people often answer with "source" for PyPI).
+        if re.search(r"\b(?:pip3?|conda|mamba|uv)\b", value, re.I) and not re.search(r"\bbazel\b", value, re.I):
+            f.put("tensorflow.installed_with", "package manager", src, STATED)
     elif key == "python version":
         m = re.search(r"(?<![\d.])(3\.\d{1,2}(?:\.\d{1,2})?)(?!\d|\.\d)", value)
         if m:
