@@ -108,7 +108,7 @@ def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices |
     if code == "GD801":
         found = _arch_category(d.snapshot, {r.fact: r.value for r in d.reads}, m)
         return entry_category if found == "arch-not-in-build" and entry_category else found
-    if code in NO_GPU_CODES:
+    if code in NO_GPU_CODES or entry_category == "no-driver":
         # "No driver" seen from inside WSL or a container (or a batch job given no GPU)
         # is about the boundary, not the machine: the driver belongs to the host.
         system = d.snapshot.system

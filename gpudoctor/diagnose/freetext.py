@@ -70,6 +70,9 @@ _WSL = re.compile(r"\bWSL[ \t]?2?\b|Windows Subsystem for Linux|Ubuntu Subsystem
 _EMPTY_FIELD = re.compile(r"(?:[ \t]*(?:version[ \t]*)?\(if applicable\)|[ \t]*version)[ \t]*:[ \t]*"
                           r"(?:n/?a|no|none|not applicable|-+)?[ \t]*(?:\n|$)|"
                           r"[ \t]*:[ \t]*(?:n/?a|no|none|not applicable|-+)[ \t]*(?:\n|$)", re.I)
+# A mention that says the opposite: "Windows 11 (not using WSL)", "without WSL", "non-WSL".
+_NEGATED = re.compile(r"\b(?:not|without|no|non)[ \t-](?:(?:using|use|on|in|via|running(?:[ \t](?:on|in))?)[ \t])?"
+                      r"(?:the[ \t]|a[ \t])?$", re.I)
 _CC = re.compile(r"compute capability[ \t:=]{0,3}(?:of[ \t])?(\d{1,2}\.\d)\b", re.I)
 # A container: the command that started it, a Dockerfile line, a shell prompt inside one.
 _CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\b|\bdocker-compose\b|"
@@ -206,7 +209,8 @@ def _frameworks(found, f: Facts) -> None:
 
 
 def _system(p: Paste, f: Facts, found) -> None:
-    wsl = [(m, src) for m, src in found(_WSL, "wsl", "subsystem") if not _EMPTY_FIELD.match(p.text, m.end())]
+    wsl = [(m, src) for m, src in found(_WSL, "wsl", "subsystem") if not _EMPTY_FIELD.match(p.text, m.end())
+           and not _NEGATED.search(p.text, max(0, m.start() - 24), m.start())]
     for m, src in wsl:
         f.put("system.wsl", True, src, STATED)
         f.put("system.os", "linux", src, STATED)
