@@ -113,6 +113,7 @@ MESSAGES = {
                               "not match DSO version 384.130.0 -- cannot find working devices in this configuration",
     "secure-boot-key-rejected": "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service",
     "kernel-module-missing": "modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-40-generic",
+    "nvidia-probe-not-called": "[    3.541230] NVRM: The NVIDIA probe routine was not called for 1 device(s).",
     "gpu-needs-legacy-driver": "NVRM:  supported through the NVIDIA 470.xx Legacy drivers. Please",
     "tf-cudart-stub": "2024-02-15 17:38:56.694239: I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers "
                       "on your machine, GPU will not be used.",
