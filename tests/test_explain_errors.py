@@ -44,6 +44,7 @@ MESSAGES = {
     "invalid-device-ordinal": "RuntimeError: CUDA error: invalid device ordinal",
     "devices-busy": "CUDA error: all CUDA-capable devices are busy or unavailable",
     "gpu-fallen-off-bus": "NVRM: Xid (PCI:0000:41:00): 79, pid=0, GPU has fallen off the bus.",
+    "machine-crashes-under-gpu-load": "It runs for a few iterations until it crashes and reboots the server.",
     "ecc-uncorrectable": "RuntimeError: CUDA error: uncorrectable ECC error encountered",
     "cudnn-version-mismatch-tf": "Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4.",
     "cudnn-version-mismatch-jax": "Found cuDNN version 8600, but JAX was built against version 8906, which is newer.",
