@@ -35,6 +35,22 @@ def test_jupyter_and_other_frameworks():
     assert (tf.version.value, tf.deep.is_available) == ("2.15.0", False)
 
 
+def test_a_session_pasted_without_its_prompts():
+    t = fw("import torch\ntorch.cuda.is_available()\nFalse\n")
+    assert t.deep.is_available is False and t.deep is not None
+    assert fw("torch.__version__\n'2.1.0+cu121'\n").version.value == "2.1.0+cu121"
+
+
+@pytest.mark.parametrize("text", [
+    "torch.cuda.get_device_name(0)\nmodel = Net().cuda()\n",  # a script: its next line is code, not an answer
+    "torch.cuda.is_available()\nx = 1\n",
+])
+def test_a_bare_expression_in_a_script_is_no_answer(text):
+    s = read_paste(text, matrices=M, debug=True).snapshot
+    t = next((x for x in s.frameworks or () if x.name == "torch"), None)
+    assert not s.gpus and (t is None or t.deep is None or t.deep.is_available is None)
+
+
 @pytest.mark.parametrize("text", [
     ">>> torch.__version__\nTraceback (most recent call last):\n",  # no answer
     ">>> x = torch.__version__; y = 1\n'2.0.1'\n",  # statements print nothing
