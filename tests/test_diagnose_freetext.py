@@ -89,7 +89,8 @@ def test_os_from_paths(text, os_name):
     ("running the image inside a pod on a gpu node", "kubernetes"),
     ("I pulled the official docker image but torch.cuda.is_available() = False", "docker"),
     ('In the container, "nvidia-smi, nvcc -V" worked.', "docker"),
-    ("Creating vqgan-clip-docker_generate_run ... done", "docker"),  # docker-compose v1's progress line
+    ("Creating vqgan-clip-docker_generate_run ... done", "docker"),
+    ("a reproducible way to have CUDA installed with the docker images", "docker"),  # docker-compose v1's progress line
     (" \u2714 Container fauxpilot-triton-1  Started", "docker"),  # and v2's
     ("I'm deploying ollama in a self-hosted kubernetes cluster using a helm chart", "kubernetes"),
 ])

@@ -100,6 +100,12 @@ def test_cuda_unavailable_gets_the_cause_where_it_runs_implies(where, category):
     assert gd820(where + UNAVAILABLE) == ([category] if category else [])
 
 
+def test_a_cpu_fallback_warning_in_a_container():
+    autocast = ("UserWarning: User provided device_type of 'cuda', but CUDA is not available. Disabling\n"
+                "How do I get CUDA with the docker images?\n")
+    assert gd820("After I pulled the docker image:\n" + autocast) == ["container-no-gpu"]
+
+
 def test_no_guess_where_another_finding_explains_it():
     explained = ("Windows 11\n>>> torch.__version__\n'2.3.1+cpu'\n" + UNAVAILABLE)
     assert gd820(explained) == []  # GD501 says it: a CPU build

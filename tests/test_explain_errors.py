@@ -201,6 +201,8 @@ MESSAGES = {
                               "'tpu': module 'jaxlib.xla_extension' has no attribute 'get_tpu_client'",
     "jax-no-gpu-fallback": "2022-11-30 12:50:08,211 - jax._src.lib.xla_bridge - WARNING - No GPU/TPU found, falling "
                            "back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)",
+    "torch-autocast-cuda-unavailable": "/usr/local/lib/python3.10/site-packages/torch/amp/autocast_mode.py:250: UserWarning: "
+                                       "User provided device_type of 'cuda', but CUDA is not available. Disabling",
     "jaxlib-cuda-wheel-missing": "ERROR: No matching distribution found for jaxlib==0.4.9+cuda12.cudnn88",
     "pip-requires-python": "ERROR: Package 'torch' requires a different Python: 3.8.10 not in '>=3.9.0'",
     "flash-attn-ampere-required": "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",

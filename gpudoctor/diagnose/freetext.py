@@ -84,7 +84,8 @@ _CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\
                         # " ✔ Container app-web-1  Started"
                         r"^(?:Creating|Starting|Recreating)[ \t]+[\w.-]{1,80}[ \t]+\.\.\.[ \t]+done\b|"
                         r"^[ \t]*(?:✔|✓)?[ \t]*Container[ \t]+[\w.-]{1,80}[ \t]{1,10}(?:Created|Started|Recreated|Running)\b|"
-                        r"\b(?:pulled|pull|running|run|using|use|started|start)[ \t]+"
+                        r"\b(?:pulled|pull|running|run|using|use|started|start|"
+                        r"(?:installed|install(?:ation)?|deployed|deploy)[ \t]+(?:with|via|from|using|in))[ \t]+"
                         r"(?:the[ \t]+|an?[ \t]+|our[ \t]+|your[ \t]+)?(?:official[ \t]+)?docker[ \t]+(?:image|container)s?\b",
                         re.I | re.M)
 # A `docker run` that asks for no GPU: no --gpus, no nvidia runtime, no device passed in.
