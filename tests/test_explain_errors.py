@@ -119,10 +119,12 @@ MESSAGES = {
     "tf-cudart-stub": "2024-02-15 17:38:56.694239: I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers "
                       "on your machine, GPU will not be used.",
     "nvml-gpu-access-blocked": "Failed to initialize NVML: GPU access blocked by the operating system",
+    "wsl-linux-driver-installed": "I installed the NVIDIA driver in WSL too, and now nvidia-smi fails there.",
     "wsl-libcuda-not-symlink": "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
     "wsl-libcuda-readlink": "OSError: [Errno 22] Invalid argument: '/usr/lib/wsl/lib/libcuda.so.1'",
     "docker-unknown-runtime": "docker: Error response from daemon: unknown or invalid runtime name: nvidia.",
     "cdi-unresolvable": "Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all",
+    "singularity-nv-after-image": "/.singularity.d/actions/exec: 9: exec: --nv: not found",
     "container-driver-libs-in-image": "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/"
                                       "x/merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown",
     "wsl-container-driver-error": "nvidia-container-cli: driver error: failed to process request: unknown.",
@@ -295,7 +297,7 @@ def test_catalogue_has_at_least_120_sourced_entries():
 def test_every_printed_message_cites_the_source_that_prints_it():
     # Only free-text complaints have no framework source that prints them.
     missing = {e.id for e in load_catalog() if not e.printed_by}
-    assert missing == {"gpu-utilization-low"}
+    assert missing == {"gpu-utilization-low", "wsl-linux-driver-installed"}
     assert all(u.startswith("https://") for e in load_catalog() for u in e.printed_by)
 
 
