@@ -112,3 +112,19 @@ def test_paddle_device_notice_gives_the_gpu_and_the_wheels_cuda():
     assert [g.compute_capability for g in d.snapshot.gpus] == ["8.6"]
     # CUDA 10.2 cannot compile for sm_86: the build predates the GPU
     assert [f.category for f in _findings(log) if f.code == "GD801"] == ["arch-too-new-for-cuda"]
+
+
+TCC_ROW = "|   0  NVIDIA L40S                  TCC   |   00000000:61:00.0 Off |                    0 |\n"
+BUSY = "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable\n"
+
+
+@pytest.mark.parametrize("paste,categories", [
+    ("Windows Server 2022\n" + TCC_ROW, []),  # native Windows: TCC is a compute driver model, nothing wrong
+    ("WSL 2, Ubuntu 22.04\n" + TCC_ROW, ["wsl"]),  # WSL2 gets only WDDM GPUs
+    ("Ubuntu 22.04\n" + BUSY, ["info"]),  # exclusive compute mode or a GPU in use
+    ("Ubuntu 22.04 on WSL2\n" + BUSY, ["wsl"]),
+])
+def test_a_message_seen_from_wsl_takes_its_wsl_category(paste, categories):
+    m = load_matrices(overlay=None)
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    assert [f.category for f in report.findings if f.code == "GD850"] == categories

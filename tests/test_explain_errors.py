@@ -119,6 +119,7 @@ MESSAGES = {
     "tf-cudart-stub": "2024-02-15 17:38:56.694239: I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers "
                       "on your machine, GPU will not be used.",
     "nvml-gpu-access-blocked": "Failed to initialize NVML: GPU access blocked by the operating system",
+    "gpu-in-tcc-mode": "|   0  NVIDIA L40S                  TCC   |   00000000:61:00.0 Off |                    0 |",
     "wsl-linux-driver-installed": "I installed the NVIDIA driver in WSL too, and now nvidia-smi fails there.",
     "wsl-libcuda-not-symlink": "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
     "wsl-libcuda-readlink": "OSError: [Errno 22] Invalid argument: '/usr/lib/wsl/lib/libcuda.so.1'",
@@ -337,6 +338,8 @@ def test_healthy_windows_collect_env_cudnn_line_is_not_an_error():
      'category = "info"', "https"),
     ('id = "x"\ntitle = "t"\npatterns = ["a"]\ncauses = ["c"]\nconfirm = ["c"]\nfix = "f"\nsource = "https://a"\n'
      'category = "info"\nexample = "y"', "unknown key 'example'"),
+    ('id = "x"\ntitle = "t"\npatterns = ["a"]\ncauses = ["c"]\nconfirm = ["c"]\nfix = "f"\nsource = "https://a"\n'
+     'category = "info"\nin_wsl = "windows"', "unknown in_wsl category"),
 ])
 def test_catalogue_rejects_bad_rows(row, message):
     with pytest.raises(CatalogError, match=message):

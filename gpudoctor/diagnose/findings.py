@@ -35,6 +35,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             continue
         if entry.with_gpu and d.snapshot.gpus:
             entry = dataclasses.replace(entry, code=FELL_BACK_TO_CPU, category=entry.with_gpu)
+        if entry.in_wsl and d.snapshot.system.wsl.value:
+            entry = dataclasses.replace(entry, code=entry.code or FELL_BACK_TO_CPU, category=entry.in_wsl)
         if entry.code is None or entry.code not in RULES:
             continue
         if seen.intersection(entry.deferred_by):
