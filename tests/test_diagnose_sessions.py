@@ -95,6 +95,7 @@ UNAVAILABLE = '>>> import torch\n>>> torch.cuda.is_available()\nFalse\n'
     ("Ubuntu 22.04 on WSL2\n", "wsl"),
     ("Windows 11, RTX 4070\n", "cpu-only-build"),
     ("Ubuntu 22.04, RTX 4070\n", None),  # on Linux nothing here says which cause it is
+    ("Docker Desktop (WSL2 backend): docker compose up -d\n", "container-no-gpu"),  # the inner boundary
 ])
 def test_cuda_unavailable_gets_the_cause_where_it_runs_implies(where, category):
     assert gd820(where + UNAVAILABLE) == ([category] if category else [])
@@ -104,6 +105,16 @@ def test_a_cpu_fallback_warning_in_a_container():
     autocast = ("UserWarning: User provided device_type of 'cuda', but CUDA is not available. Disabling\n"
                 "How do I get CUDA with the docker images?\n")
     assert gd820("After I pulled the docker image:\n" + autocast) == ["container-no-gpu"]
+
+
+@pytest.mark.parametrize("where,category", [
+    ("I'm deploying ollama in a self-hosted kubernetes cluster.\n", "container-no-gpu"),
+    ("Ubuntu 22.04 on WSL2\n", "wsl"),
+    ("Ubuntu 22.04\n", None),  # the words alone name no cause
+])
+def test_a_reporter_saying_the_gpu_is_not_seen(where, category):
+    said = "When the pod starts, it is not able to find the GPUs.\n"
+    assert gd820(where + said) == ([category] if category else [])
 
 
 def test_no_guess_where_another_finding_explains_it():

@@ -204,6 +204,7 @@ MESSAGES = {
                               "'tpu': module 'jaxlib.xla_extension' has no attribute 'get_tpu_client'",
     "jax-no-gpu-fallback": "2022-11-30 12:50:08,211 - jax._src.lib.xla_bridge - WARNING - No GPU/TPU found, falling "
                            "back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)",
+    "gpu-not-detected-statement": "when the pod starts, it is not able to find the GPUs",
     "torch-autocast-cuda-unavailable": "/usr/local/lib/python3.10/site-packages/torch/amp/autocast_mode.py:250: UserWarning: "
                                        "User provided device_type of 'cuda', but CUDA is not available. Disabling",
     "jaxlib-cuda-wheel-missing": "ERROR: No matching distribution found for jaxlib==0.4.9+cuda12.cudnn88",
@@ -298,7 +299,7 @@ def test_catalogue_has_at_least_120_sourced_entries():
 def test_every_printed_message_cites_the_source_that_prints_it():
     # Only free-text complaints have no framework source that prints them.
     missing = {e.id for e in load_catalog() if not e.printed_by}
-    assert missing == {"gpu-utilization-low", "wsl-linux-driver-installed"}
+    assert missing == {"gpu-utilization-low", "wsl-linux-driver-installed", "gpu-not-detected-statement"}
     assert all(u.startswith("https://") for e in load_catalog() for u in e.printed_by)
 
 

@@ -208,7 +208,7 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
 # Messages that say "CUDA is unavailable to this program" and no more.
 CPU_FALLBACK_MESSAGES = {"cuda-not-available", "whisper-fp16-on-cpu", "torch-deserialize-cuda", "yolo-cuda-unavailable",
                          "lightning-gpus-requested-none-available", "jax-no-gpu-fallback", "rvc-no-nvidia-gpu-found",
-                         "torch-autocast-cuda-unavailable"}
+                         "torch-autocast-cuda-unavailable", "gpu-not-detected-statement"}
 # Categories of a finding that already says why CUDA is unavailable.
 _EXPLAINS = CATEGORIES - {"precision-unsupported", "smoke-failure", "performance", "info", "policy"}
 
@@ -230,7 +230,9 @@ def cpu_fallback_findings(d: Diagnosis, findings: list[Finding]) -> list[Finding
     container, wsl, os_name = s.system.container.value, s.system.wsl.value, s.system.os.value
     torch = s.framework("torch")
     rule = RULES["GD820"]
-    if container not in (None, "none") and not wsl:
+    # A container under WSL2 (Docker Desktop's WSL2 backend) is the inner boundary: with no
+    # message that names the WSL2 side, a container not given the GPU is the likelier cause.
+    if container not in (None, "none"):
         evidence.append(Evidence("system.container", str(container), s.system.container.source))
         return [rule.finding(
             f"CUDA is unavailable inside this {container} container: it was most likely started without GPU access",
