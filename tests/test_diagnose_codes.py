@@ -128,3 +128,14 @@ def test_a_message_seen_from_wsl_takes_its_wsl_category(paste, categories):
     m = load_matrices(overlay=None)
     report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
     assert [f.category for f in report.findings if f.code == "GD850"] == categories
+
+
+@pytest.mark.parametrize("before,categories", [
+    ("", ["hardware-health"]),  # alone: the platform, power or the board
+    ("NVRM: API mismatch: the client has the version 570.153.02, but\n", []),  # the driver's versions: GD804 says it
+])
+def test_rminitadapter_failed_defers_to_the_cause_before_it(before, categories):
+    m = load_matrices(overlay=None)
+    paste = before + "[   23.991672] NVRM: GPU 0000:07:00.0: RmInitAdapter failed! (0x61:0x56:1770)\n"
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    assert [f.category for f in report.findings if f.code == "GD850"] == categories

@@ -43,6 +43,7 @@ MESSAGES = {
     "no-cuda-device": "RuntimeError: No CUDA GPUs are available",
     "invalid-device-ordinal": "RuntimeError: CUDA error: invalid device ordinal",
     "devices-busy": "CUDA error: all CUDA-capable devices are busy or unavailable",
+    "nvrm-rminitadapter-failed": "[    8.600582] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x25:0x65:1468)",
     "gpu-fallen-off-bus": "NVRM: Xid (PCI:0000:41:00): 79, pid=0, GPU has fallen off the bus.",
     "machine-crashes-under-gpu-load": "It runs for a few iterations until it crashes and reboots the server.",
     "ecc-uncorrectable": "RuntimeError: CUDA error: uncorrectable ECC error encountered",
