@@ -40,6 +40,7 @@ MESSAGES = {
     "nvml-unknown-error-container": "Failed to initialize NVML: Unknown Error",
     "container-no-gpu-runtime": 'docker: Error response from daemon: could not select device driver "" with '
                                 'capabilities: [[gpu]].',
+    "slurm-invalid-gres": "srun: error: Unable to create step for job 53054263: Invalid generic resource (gres) specification",
     "no-cuda-device": "RuntimeError: No CUDA GPUs are available",
     "invalid-device-ordinal": "RuntimeError: CUDA error: invalid device ordinal",
     "devices-busy": "CUDA error: all CUDA-capable devices are busy or unavailable",
