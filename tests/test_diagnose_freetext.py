@@ -81,6 +81,7 @@ def test_os_from_paths(text, os_name):
 @pytest.mark.parametrize("text,kind", [
     ("docker run -it --rm nvcr.io/nvidia/pytorch:24.01-py3", "docker"),
     ("FROM nvidia/cuda:12.1.0-runtime-ubuntu22.04", "docker"),
+    ("    image: nvidia/cuda:10.2-base", "docker"),  # a compose service
     ("root@3f2a9c1b7d4e:/workspace# nvidia-smi", "docker"),
     ("kubectl logs trainer-0", "kubernetes"),
     ("I am trying to deploy TensorFlow on kubernetes with this device plugin", "kubernetes"),

@@ -76,9 +76,9 @@ _EMPTY_FIELD = re.compile(r"(?:[ \t]*(?:version[ \t]*)?\(if applicable\)|[ \t]*v
 _NEGATED = re.compile(r"\b(?:not|without|no|non)[ \t-](?:(?:using|use|on|in|via|running(?:[ \t](?:on|in))?)[ \t])?"
                       r"(?:the[ \t]|a[ \t])?$", re.I)
 _CC = re.compile(r"compute capability[ \t:=]{0,3}(?:of[ \t])?(\d{1,2}\.\d)\b", re.I)
-# A container: the command that started it, a Dockerfile line, a shell prompt inside one.
+# A container: the command that started it, a Dockerfile or compose file's image, a shell prompt inside one.
 _CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\b|\bdocker-compose\b|"
-                        r"^\s*FROM[ \t]+\S*(?:nvidia/cuda|pytorch/pytorch|tensorflow/tensorflow|nvcr\.io)\S*|"
+                        r"^\s*(?:FROM|image:)[ \t]+\S*(?:nvidia/cuda|pytorch/pytorch|tensorflow/tensorflow|nvcr\.io)\S*|"
                         r"^root@[0-9a-f]{12}:|/\.dockerenv\b|\b(?:inside|in) (?:a |the |my |our |this )?(?:docker|container)\b|"
                         # docker-compose v1's and v2's progress lines: "Creating app_web_run ... done",
                         # " ✔ Container app-web-1  Started"
