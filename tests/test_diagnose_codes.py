@@ -193,3 +193,30 @@ def test_paddles_loader_message_names_the_library_and_so_its_cuda(stated, catego
     assert [f.category for f in _findings(stated + line) if f.code == "GD807"] == [category]
     cudnn = line.replace("cublas64_11.dll", "cudnn64_8.dll")
     assert [f.category for f in _findings(cudnn) if f.severity.value == "error"] == ["cudnn-missing"]
+
+
+TCC_ROW = "|   0  NVIDIA L40S                  TCC   |   00000000:61:00.0 Off |                    0 |\n"
+BUSY = "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable\n"
+
+
+@pytest.mark.parametrize("paste,categories", [
+    ("Windows Server 2022\n" + TCC_ROW, []),  # native Windows: TCC is a compute driver model, nothing wrong
+    ("WSL 2, Ubuntu 22.04\n" + TCC_ROW, ["wsl"]),  # WSL2 gets only WDDM GPUs
+    ("Ubuntu 22.04\n" + BUSY, ["info"]),  # exclusive compute mode or a GPU in use
+    ("Ubuntu 22.04 on WSL2\n" + BUSY, ["wsl"]),
+])
+def test_a_message_seen_from_wsl_takes_its_wsl_category(paste, categories):
+    m = load_matrices(overlay=None)
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    assert [f.category for f in report.findings if f.code == "GD850"] == categories
+
+
+@pytest.mark.parametrize("before,categories", [
+    ("", ["hardware-health"]),  # alone: the platform, power or the board
+    ("NVRM: API mismatch: the client has the version 570.153.02, but\n", []),  # the driver's versions: GD804 says it
+])
+def test_rminitadapter_failed_defers_to_the_cause_before_it(before, categories):
+    m = load_matrices(overlay=None)
+    paste = before + "[   23.991672] NVRM: GPU 0000:07:00.0: RmInitAdapter failed! (0x61:0x56:1770)\n"
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    assert [f.category for f in report.findings if f.code == "GD850"] == categories

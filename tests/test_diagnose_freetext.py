@@ -101,6 +101,7 @@ def test_no_windows_from_text_that_is_not_a_prompt(text):
 @pytest.mark.parametrize("text,kind", [
     ("docker run -it --rm nvcr.io/nvidia/pytorch:24.01-py3", "docker"),
     ("FROM nvidia/cuda:12.1.0-runtime-ubuntu22.04", "docker"),
+    ("    image: nvidia/cuda:10.2-base", "docker"),  # a compose service
     ("root@3f2a9c1b7d4e:/workspace# nvidia-smi", "docker"),
     ("kubectl logs trainer-0", "kubernetes"),
     ("I am trying to deploy TensorFlow on kubernetes with this device plugin", "kubernetes"),
@@ -108,6 +109,11 @@ def test_no_windows_from_text_that_is_not_a_prompt(text):
     ("**Environment:** kubernetes k0s 1.29.4 on ubuntu 22.04", "kubernetes"),
     ("running the image inside a pod on a gpu node", "kubernetes"),
     ("I pulled the official docker image but torch.cuda.is_available() = False", "docker"),
+    ('In the container, "nvidia-smi, nvcc -V" worked.', "docker"),
+    ("Creating vqgan-clip-docker_generate_run ... done", "docker"),
+    ("a reproducible way to have CUDA installed with the docker images", "docker"),  # docker-compose v1's progress line
+    (" \u2714 Container fauxpilot-triton-1  Started", "docker"),  # and v2's
+    ("I'm deploying ollama in a self-hosted kubernetes cluster using a helm chart", "kubernetes"),
 ])
 def test_container_clues(text, kind):
     s = snap(text)
@@ -185,6 +191,9 @@ def test_singularity_without_nv_passes_no_gpu(text, nodes):
     ("WSL: N/A", None),
     ("#### Ubuntu app WSL: \nnvidia-smi fails", True),  # a heading, not an empty field
     ("WSL version: 2.0.9.0", True),
+    ("Running on Windows 11 (not using WSL) and without a dedicated GPU.", None),  # said the other way round
+    ('msg="gpu library search" globs="[/usr/lib/*-linux-gnu/libcuda.so* /usr/lib/wsl/lib/libcuda.so*]"', None),
+    ("export LD_LIBRARY_PATH=/usr/lib/wsl/lib:$LD_LIBRARY_PATH", True),
 ])
 def test_an_empty_template_field_says_nothing_about_wsl(text, wsl):
     assert snap(text).system.wsl.value is wsl

@@ -35,6 +35,22 @@ def test_jupyter_and_other_frameworks():
     assert (tf.version.value, tf.deep.is_available) == ("2.15.0", False)
 
 
+def test_a_session_pasted_without_its_prompts():
+    t = fw("import torch\ntorch.cuda.is_available()\nFalse\n")
+    assert t.deep.is_available is False and t.deep is not None
+    assert fw("torch.__version__\n'2.1.0+cu121'\n").version.value == "2.1.0+cu121"
+
+
+@pytest.mark.parametrize("text", [
+    "torch.cuda.get_device_name(0)\nmodel = Net().cuda()\n",  # a script: its next line is code, not an answer
+    "torch.cuda.is_available()\nx = 1\n",
+])
+def test_a_bare_expression_in_a_script_is_no_answer(text):
+    s = read_paste(text, matrices=M, debug=True).snapshot
+    t = next((x for x in s.frameworks or () if x.name == "torch"), None)
+    assert not s.gpus and (t is None or t.deep is None or t.deep.is_available is None)
+
+
 @pytest.mark.parametrize("text", [
     ">>> torch.__version__\nTraceback (most recent call last):\n",  # no answer
     ">>> x = torch.__version__; y = 1\n'2.0.1'\n",  # statements print nothing
@@ -101,9 +117,26 @@ UNAVAILABLE = '>>> import torch\n>>> torch.cuda.is_available()\nFalse\n'
     ("Ubuntu 22.04 on WSL2\n", "wsl"),
     ("Windows 11, RTX 4070\n", "cpu-only-build"),
     ("Ubuntu 22.04, RTX 4070\n", None),  # on Linux nothing here says which cause it is
+    ("Docker Desktop (WSL2 backend): docker compose up -d\n", "container-no-gpu"),  # the inner boundary
 ])
 def test_cuda_unavailable_gets_the_cause_where_it_runs_implies(where, category):
     assert gd820(where + UNAVAILABLE) == ([category] if category else [])
+
+
+def test_a_cpu_fallback_warning_in_a_container():
+    autocast = ("UserWarning: User provided device_type of 'cuda', but CUDA is not available. Disabling\n"
+                "How do I get CUDA with the docker images?\n")
+    assert gd820("After I pulled the docker image:\n" + autocast) == ["container-no-gpu"]
+
+
+@pytest.mark.parametrize("where,category", [
+    ("I'm deploying ollama in a self-hosted kubernetes cluster.\n", "container-no-gpu"),
+    ("Ubuntu 22.04 on WSL2\n", "wsl"),
+    ("Ubuntu 22.04\n", None),  # the words alone name no cause
+])
+def test_a_reporter_saying_the_gpu_is_not_seen(where, category):
+    said = "When the pod starts, it is not able to find the GPUs.\n"
+    assert gd820(where + said) == ([category] if category else [])
 
 
 def test_no_guess_where_another_finding_explains_it():

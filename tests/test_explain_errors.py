@@ -40,10 +40,13 @@ MESSAGES = {
     "nvml-unknown-error-container": "Failed to initialize NVML: Unknown Error",
     "container-no-gpu-runtime": 'docker: Error response from daemon: could not select device driver "" with '
                                 'capabilities: [[gpu]].',
+    "slurm-invalid-gres": "srun: error: Unable to create step for job 53054263: Invalid generic resource (gres) specification",
     "no-cuda-device": "RuntimeError: No CUDA GPUs are available",
     "invalid-device-ordinal": "RuntimeError: CUDA error: invalid device ordinal",
     "devices-busy": "CUDA error: all CUDA-capable devices are busy or unavailable",
+    "nvrm-rminitadapter-failed": "[    8.600582] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x25:0x65:1468)",
     "gpu-fallen-off-bus": "NVRM: Xid (PCI:0000:41:00): 79, pid=0, GPU has fallen off the bus.",
+    "machine-crashes-under-gpu-load": "It runs for a few iterations until it crashes and reboots the server.",
     "ecc-uncorrectable": "RuntimeError: CUDA error: uncorrectable ECC error encountered",
     "cudnn-version-mismatch-tf": "Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4.",
     "cudnn-version-mismatch-jax": "Found cuDNN version 8600, but JAX was built against version 8906, which is newer.",
@@ -127,14 +130,18 @@ MESSAGES = {
                               "not match DSO version 384.130.0 -- cannot find working devices in this configuration",
     "secure-boot-key-rejected": "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service",
     "kernel-module-missing": "modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-40-generic",
+    "nvidia-probe-not-called": "[    3.541230] NVRM: The NVIDIA probe routine was not called for 1 device(s).",
     "gpu-needs-legacy-driver": "NVRM:  supported through the NVIDIA 470.xx Legacy drivers. Please",
     "tf-cudart-stub": "2024-02-15 17:38:56.694239: I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers "
                       "on your machine, GPU will not be used.",
     "nvml-gpu-access-blocked": "Failed to initialize NVML: GPU access blocked by the operating system",
+    "gpu-in-tcc-mode": "|   0  NVIDIA L40S                  TCC   |   00000000:61:00.0 Off |                    0 |",
+    "wsl-linux-driver-installed": "I installed the NVIDIA driver in WSL too, and now nvidia-smi fails there.",
     "wsl-libcuda-not-symlink": "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
     "wsl-libcuda-readlink": "OSError: [Errno 22] Invalid argument: '/usr/lib/wsl/lib/libcuda.so.1'",
     "docker-unknown-runtime": "docker: Error response from daemon: unknown or invalid runtime name: nvidia.",
     "cdi-unresolvable": "Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all",
+    "singularity-nv-after-image": "/.singularity.d/actions/exec: 9: exec: --nv: not found",
     "container-driver-libs-in-image": "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/"
                                       "x/merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown",
     "wsl-container-driver-error": "nvidia-container-cli: driver error: failed to process request: unknown.",
@@ -218,6 +225,9 @@ MESSAGES = {
                               "'tpu': module 'jaxlib.xla_extension' has no attribute 'get_tpu_client'",
     "jax-no-gpu-fallback": "2022-11-30 12:50:08,211 - jax._src.lib.xla_bridge - WARNING - No GPU/TPU found, falling "
                            "back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)",
+    "gpu-not-detected-statement": "when the pod starts, it is not able to find the GPUs",
+    "torch-autocast-cuda-unavailable": "/usr/local/lib/python3.10/site-packages/torch/amp/autocast_mode.py:250: UserWarning: "
+                                       "User provided device_type of 'cuda', but CUDA is not available. Disabling",
     "jaxlib-cuda-wheel-missing": "ERROR: No matching distribution found for jaxlib==0.4.9+cuda12.cudnn88",
     "pip-requires-python": "ERROR: Package 'torch' requires a different Python: 3.8.10 not in '>=3.9.0'",
     "flash-attn-ampere-required": "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
@@ -313,7 +323,7 @@ def test_catalogue_has_at_least_120_sourced_entries():
 def test_every_printed_message_cites_the_source_that_prints_it():
     # Only free-text complaints have no framework source that prints them.
     missing = {e.id for e in load_catalog() if not e.printed_by}
-    assert missing == {"gpu-utilization-low"}
+    assert missing == {"gpu-utilization-low", "wsl-linux-driver-installed", "gpu-not-detected-statement"}
     assert all(u.startswith("https://") for e in load_catalog() for u in e.printed_by)
 
 
@@ -353,6 +363,8 @@ def test_healthy_windows_collect_env_cudnn_line_is_not_an_error():
      'category = "info"', "https"),
     ('id = "x"\ntitle = "t"\npatterns = ["a"]\ncauses = ["c"]\nconfirm = ["c"]\nfix = "f"\nsource = "https://a"\n'
      'category = "info"\nexample = "y"', "unknown key 'example'"),
+    ('id = "x"\ntitle = "t"\npatterns = ["a"]\ncauses = ["c"]\nconfirm = ["c"]\nfix = "f"\nsource = "https://a"\n'
+     'category = "info"\nin_wsl = "windows"', "unknown in_wsl category"),
 ])
 def test_catalogue_rejects_bad_rows(row, message):
     with pytest.raises(CatalogError, match=message):

@@ -49,6 +49,9 @@ class ErrorEntry:
     # A message that means "running on the CPU": where the paste shows an NVIDIA
     # GPU it says the framework did not get it, and diagnose warns in this category.
     with_gpu: str | None = None
+    # The category a message takes in a paste from WSL2, where it means the Linux guest does
+    # not get the GPU (a GPU in TCC mode, one "busy or unavailable"); elsewhere it is as above.
+    in_wsl: str | None = None
     compiled: tuple[re.Pattern, ...] = field(default=(), compare=False, repr=False)
     # Per pattern, a lower-case literal every match contains (None: no such literal):
     # lines without it are skipped without running the regex.
@@ -93,6 +96,8 @@ def parse_catalog(raw: str) -> tuple[ErrorEntry, ...]:
             raise CatalogError(f"{where}: unknown category {entry.category!r}")
         if entry.with_gpu is not None and entry.with_gpu not in CATEGORIES:
             raise CatalogError(f"{where}: unknown with_gpu category {entry.with_gpu!r}")
+        if entry.in_wsl is not None and entry.in_wsl not in CATEGORIES:
+            raise CatalogError(f"{where}: unknown in_wsl category {entry.in_wsl!r}")
         if entry.code is None and entry.category is None:
             raise CatalogError(f"{where}: needs a code or a category")
         if not entry.source.startswith("https://"):

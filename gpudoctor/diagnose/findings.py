@@ -36,6 +36,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             continue
         if entry.with_gpu and d.snapshot.gpus:
             entry = dataclasses.replace(entry, code=FELL_BACK_TO_CPU, category=entry.with_gpu)
+        if entry.in_wsl and d.snapshot.system.wsl.value:
+            entry = dataclasses.replace(entry, code=entry.code or FELL_BACK_TO_CPU, category=entry.in_wsl)
         if entry.code is None or entry.code not in RULES:
             continue
         if seen.intersection(entry.deferred_by):
@@ -191,7 +193,7 @@ def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices |
     if code == "GD801":
         found = _arch_category(d.snapshot, {r.fact: r.value for r in d.reads}, m)
         return entry_category if found == "arch-not-in-build" and entry_category else found
-    if code in NO_GPU_CODES:
+    if code in NO_GPU_CODES or entry_category == "no-driver":
         # "No driver" seen from inside WSL or a container (or a batch job given no GPU)
         # is about the boundary, not the machine: the driver belongs to the host.
         system = d.snapshot.system
@@ -289,7 +291,7 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
 # Messages that say "CUDA is unavailable to this program" and no more.
 CPU_FALLBACK_MESSAGES = {"cuda-not-available", "whisper-fp16-on-cpu", "torch-deserialize-cuda", "yolo-cuda-unavailable",
                          "lightning-gpus-requested-none-available", "jax-no-gpu-fallback", "rvc-no-nvidia-gpu-found",
-                         "torch-half-op-on-cpu"}
+                         "torch-half-op-on-cpu", "torch-autocast-cuda-unavailable", "gpu-not-detected-statement"}
 # Categories of a finding that already says why CUDA is unavailable.
 _EXPLAINS = CATEGORIES - {"precision-unsupported", "smoke-failure", "performance", "info", "policy"}
 
@@ -311,7 +313,9 @@ def cpu_fallback_findings(d: Diagnosis, findings: list[Finding]) -> list[Finding
     container, wsl, os_name = s.system.container.value, s.system.wsl.value, s.system.os.value
     torch = s.framework("torch")
     rule = RULES["GD820"]
-    if container not in (None, "none") and not wsl:
+    # A container under WSL2 (Docker Desktop's WSL2 backend) is the inner boundary: with no
+    # message that names the WSL2 side, a container not given the GPU is the likelier cause.
+    if container not in (None, "none"):
         evidence.append(Evidence("system.container", str(container), s.system.container.source))
         return [rule.finding(
             f"CUDA is unavailable inside this {container} container: it was most likely started without GPU access",

@@ -75,18 +75,28 @@ _BANNER_OS = {"linux": "linux", "win32": "windows", "darwin": "darwin"}
 _MAC_PATH = re.compile(r"(?:^|[\s\"'(])/(?:Users/[^/\s]{1,40}|Library/Frameworks)/[^\s]{0,200}?python3\.\d{1,2}/|"
                        r"\bmacosx_\d{2}_\d_arm64\b")
 _OS_WORDS = ("windows", "ubuntu", "debian", "centos", "rocky", "rhel", "fedora", "macos", "arch linux")
-_WSL = re.compile(r"\bWSL[ \t]?2?\b|Windows Subsystem for Linux|Ubuntu Subsystem|microsoft-standard-WSL2|/usr/lib/wsl/",
-                  re.I)
+# Not in a search list's glob ("/usr/lib/wsl/lib/libcuda.so*"): that is where a tool looks, not where it runs.
+_GLOB_AHEAD = r"(?![^\s\"',\]]{0,80}\*)"
+_WSL = re.compile(r"\bWSL[ \t]?2?\b" + _GLOB_AHEAD + r"|Windows Subsystem for Linux|Ubuntu Subsystem|"
+                  r"microsoft-standard-WSL2|/usr/lib/wsl/" + _GLOB_AHEAD, re.I)
 # A template's field left empty: "WSL version (if applicable):" says nothing about WSL.
 _EMPTY_FIELD = re.compile(r"(?:[ \t]*(?:version[ \t]*)?\(if applicable\)|[ \t]*version)[ \t]*:[ \t]*"
                           r"(?:n/?a|no|none|not applicable|-+)?[ \t]*(?:\n|$)|"
                           r"[ \t]*:[ \t]*(?:n/?a|no|none|not applicable|-+)[ \t]*(?:\n|$)", re.I)
+# A mention that says the opposite: "Windows 11 (not using WSL)", "without WSL", "non-WSL".
+_NEGATED = re.compile(r"\b(?:not|without|no|non)[ \t-](?:(?:using|use|on|in|via|running(?:[ \t](?:on|in))?)[ \t])?"
+                      r"(?:the[ \t]|a[ \t])?$", re.I)
 _CC = re.compile(r"compute capability[ \t:=]{0,3}(?:of[ \t])?(\d{1,2}\.\d)\b", re.I)
-# A container: the command that started it, a Dockerfile line, a shell prompt inside one.
+# A container: the command that started it, a Dockerfile or compose file's image, a shell prompt inside one.
 _CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\b|\bdocker-compose\b|"
-                        r"^\s*FROM[ \t]+\S*(?:nvidia/cuda|pytorch/pytorch|tensorflow/tensorflow|nvcr\.io)\S*|"
-                        r"^root@[0-9a-f]{12}:|/\.dockerenv\b|\binside (?:a |the |my )?(?:docker|container)\b|"
-                        r"\b(?:pulled|pull|running|run|using|use|started|start)[ \t]+"
+                        r"^\s*(?:FROM|image:)[ \t]+\S*(?:nvidia/cuda|pytorch/pytorch|tensorflow/tensorflow|nvcr\.io)\S*|"
+                        r"^root@[0-9a-f]{12}:|/\.dockerenv\b|\b(?:inside|in) (?:a |the |my |our |this )?(?:docker|container)\b|"
+                        # docker-compose v1's and v2's progress lines: "Creating app_web_run ... done",
+                        # " ✔ Container app-web-1  Started"
+                        r"^(?:Creating|Starting|Recreating)[ \t]+[\w.-]{1,80}[ \t]+\.\.\.[ \t]+done\b|"
+                        r"^[ \t]*(?:✔|✓)?[ \t]*Container[ \t]+[\w.-]{1,80}[ \t]{1,10}(?:Created|Started|Recreated|Running)\b|"
+                        r"\b(?:pulled|pull|running|run|using|use|started|start|"
+                        r"(?:installed|install(?:ation)?|deployed|deploy)[ \t]+(?:with|via|from|using|in))[ \t]+"
                         r"(?:the[ \t]+|an?[ \t]+|our[ \t]+|your[ \t]+)?(?:official[ \t]+)?docker[ \t]+(?:image|container)s?\b",
                         re.I | re.M)
 # A `docker run` that asks for no GPU: no --gpus, no nvidia runtime, no device passed in.
@@ -94,7 +104,8 @@ _DOCKER_RUN = re.compile(r"\b(?:docker|podman)[ \t]+run\b[^\n]{0,400}", re.I)
 _GPU_FLAGS = re.compile(r"--gpus|--runtime[ =]nvidia|--device|--privileged|nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES|"
                         r"--nv\b|deploy:|capabilities", re.I)
 _K8S = re.compile(r"\bkubectl\b|\bnvidia\.com/gpu\b|\bkind:[ \t]*(?:Pod|Deployment|DaemonSet|Job)\b|"
-                  r"\b(?:on|in|with|to) (?:a |my |our |the )?(?:kubernetes|k8s|GKE|EKS|AKS)\b|"
+                  r"\b(?:on|in|with|to) (?:a |my |our |the )?(?:\w{1,12}-[\w-]{1,12} |managed |local |private |GPU |home )?"
+                  r"(?:kubernetes|k8s|GKE|EKS|AKS)\b|"
                   r"\b(?:kubernetes|k3s|k0s|microk8s|openshift)[ \t]+v?\d+\.\d+|\b(?:in|inside) (?:a|the|my) pod\b",
                   re.I)
 _SINGULARITY = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\b", re.I)
@@ -108,7 +119,7 @@ _CONTAINER_CLUES = (
     (_K8S, "kubernetes", ("kubectl", "nvidia.com/gpu", "kind:", "kubernetes", "k8s", "gke", "eks", "aks", "k3s",
                           "k0s", "microk8s", "openshift", " pod")),
     (_CONTAINER, "docker", ("docker", "podman", "nerdctl", "root@", "container", "nvidia/cuda", "pytorch/pytorch",
-                            "tensorflow/tensorflow", "nvcr.io")),
+                            "tensorflow/tensorflow", "nvcr.io", "... done")),
     (_SINGULARITY, "singularity", ("singularity", "apptainer")),
     (_SLURM, "slurm", ("#sbatch", "srun", "sbatch", "salloc", "slurm_")),
 )
@@ -219,7 +230,8 @@ def _frameworks(found, f: Facts) -> None:
 
 
 def _system(p: Paste, f: Facts, found) -> None:
-    wsl = [(m, src) for m, src in found(_WSL, "wsl", "subsystem") if not _EMPTY_FIELD.match(p.text, m.end())]
+    wsl = [(m, src) for m, src in found(_WSL, "wsl", "subsystem") if not _EMPTY_FIELD.match(p.text, m.end())
+           and not _NEGATED.search(p.text, max(0, m.start() - 24), m.start())]
     for m, src in wsl:
         f.put("system.wsl", True, src, STATED)
         f.put("system.os", "linux", src, STATED)

@@ -20,6 +20,12 @@ from gpudoctor.matrices.framework_queries import cudnn_text
 # A prompt and the expressions on it: ">>> x", "In [3]: x", "print(a, b)", python -c "...; print(a, b)".
 _PROMPT = re.compile(r"^[ \t]*(?:>>>|In \[\d{1,4}\]:|(?:[^\n]{0,80}?[$#>%][ \t]*)?python3?(?:\.\d+)?(?:\.exe)? -c)"
                      r"[ \t]?(.{1,400})$", re.M)
+# A notebook cell or a session pasted without its prompts: the expression alone on its
+# line, its answer on the next ("torch.cuda.is_available()" then "False").
+_BARE = re.compile(r"^[ \t]*((?:torch|tf|tensorflow|jax|cupy|cp)\.[\w.]{1,60}(?:\(\))?)[ \t]*$", re.M)
+# Only answers of a fixed type are read after a bare expression: a version, a bool, an
+# integer or None. The next line of a pasted script is code, and it has none of these shapes.
+_TYPED = {"version", "cuda", "is_available", "cudnn", "built_with_cuda"}
 _PRINT = re.compile(r"print\((.{1,300})\)")
 _OUT = re.compile(r"^\s*(?:Out\[\d{1,4}\]:\s*)?(.{1,400}?)\s*$")
 
@@ -47,11 +53,15 @@ _FACTS = {
 
 
 def parse(p: Paste, f: Facts) -> None:
-    if ">>>" not in p.text and "In [" not in p.text and "print(" not in p.text:
+    bare = "()\n" in p.text or "__\n" in p.text or ".cuda\n" in p.text
+    if ">>>" not in p.text and "In [" not in p.text and "print(" not in p.text and not bare:
         return
     lines = p.text.split("\n")
-    for m in _PROMPT.finditer(p.text):
-        exprs = _expressions(m.group(1))
+    prompts = [(m, _expressions(m.group(1))) for m in _PROMPT.finditer(p.text)]
+    if bare:
+        prompts += [(m, [m.group(1)]) for m in _BARE.finditer(p.text)
+                    if m.group(1) in _FACTS and _FACTS[m.group(1)][1] in _TYPED]
+    for m, exprs in prompts:
         if not exprs:
             continue
         answer_no = _answer_line(lines, p.line_no(m.start(1)))
