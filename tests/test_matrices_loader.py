@@ -244,3 +244,31 @@ def test_parsed_toml_is_cached_and_revalidated(tmp_path, monkeypatch):
     os.utime(data / "cupy.toml", ns=(1, 1))
     with pytest.raises(MatrixError, match="cuda_majr"):
         loader.load_file(data, "cupy")
+
+
+def _torch_copy(tmp_path, edit=lambda text: text):
+    data = tmp_path / "data"
+    data.mkdir(exist_ok=True)
+    (data / "torch.toml").write_text(edit((Path(SHIPPED_DIR) / "torch.toml").read_text()))
+    return data
+
+
+def test_a_table_is_built_when_first_read_and_a_broken_one_raises_then(tmp_path, monkeypatch):
+    from gpudoctor.matrices import loader
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    # A build row with a misspelt key: the releases still load; the builds refuse.
+    data = _torch_copy(tmp_path, lambda t: t.replace("[[build]]\nseries", "[[build]]\nseriez", 1))
+    m = load_matrices(str(data), overlay=None)
+    assert m.torch_releases and m.torch_release(m.torch_releases[0].version) is not None
+    with pytest.raises(MatrixError, match=r"build\[0\].*seriez"):
+        m.torch_builds
+    with pytest.raises(MatrixError, match="seriez"):
+        loader.load_file(data, "torch")  # a whole file asked for is checked whole
+
+
+def test_a_broken_overlay_table_leaves_the_shipped_rows(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    overlay = _torch_copy(tmp_path, lambda t: t.replace("[[build]]\nseries", "[[build]]\nseriez", 1))
+    merged = load_matrices(str(SHIPPED_DIR), overlay=str(overlay))
+    assert merged.torch_builds == M.torch_builds and merged.torch_releases == M.torch_releases

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from gpudoctor.matrices import gpu_names
@@ -17,6 +17,7 @@ from gpudoctor.matrices.loader import (
     SHIPPED_DIR,
     TABLES,
     MatrixError,
+    Tables,
     load_file,
     row_key,
 )
@@ -47,8 +48,8 @@ def _vkey(text: str | None) -> tuple[int, ...]:
 class Matrices(FrameworkQueries):
     """All tables, with the queries the rest of gpudoctor needs."""
 
-    def __init__(self, tables: dict[str, dict[str, tuple[Any, ...]]], as_of: dict[str, str],
-                 loader: Callable[[str], tuple[str, dict[str, tuple[Any, ...]]]] | None = None) -> None:
+    def __init__(self, tables: dict[str, Mapping[str, tuple[Any, ...]]], as_of: dict[str, str],
+                 loader: Callable[[str], tuple[str, Mapping[str, tuple[Any, ...]]]] | None = None) -> None:
         # With a loader, a file is parsed the first time one of its tables is asked
         # for: `check` on a machine without torch never pays for torch.toml.
         self._t = dict(tables)
@@ -57,7 +58,7 @@ class Matrices(FrameworkQueries):
         self._gpu_words_cache: list[tuple[int, list[str]]] | None = None
         self._ranked: dict[tuple[str, float | None], list[tuple[int, r.GpuModel]]] = {}
 
-    def _stem(self, stem: str) -> dict[str, tuple[Any, ...]]:
+    def _stem(self, stem: str) -> Mapping[str, tuple[Any, ...]]:
         if stem not in self._t:
             if self._loader is None or stem not in TABLES:
                 return {}
@@ -205,22 +206,28 @@ def load_matrices(shipped: str | None = None, overlay: str | None = "") -> Matri
     shipped_dir = shipped or SHIPPED_DIR
     over_path = overlay_dir() if overlay == "" else (overlay or None)
 
-    def load(stem: str) -> tuple[str, dict[str, tuple[Any, ...]]]:
-        as_of, tables = load_file(shipped_dir, stem) or ("", {})
-        tables = {name: tables.get(name, ()) for name in TABLES[stem]}
+    def load(stem: str) -> tuple[str, Mapping[str, tuple[Any, ...]]]:
+        shipped_file = load_file(shipped_dir, stem, lazy=True)
+        as_of, shipped_tables = shipped_file if shipped_file is not None else ("", Tables((), tuple))
+        extra = None
         if over_path is not None and os.path.isdir(over_path):
             try:
-                extra = load_file(over_path, stem)
+                extra = load_file(over_path, stem, lazy=True)
             except MatrixError:
                 extra = None  # a broken overlay never hides the shipped data
-            if extra is not None:
-                o_as_of, o_tables = extra
-                for name, rows in o_tables.items():
-                    have = tables.get(name, ())
-                    keys = {row_key(stem, name, row) for row in have}
-                    # The overlay only adds: a row whose key the shipped data has is ignored.
-                    tables[name] = have + tuple(row for row in rows if row_key(stem, name, row) not in keys)
-                as_of = max(as_of, o_as_of)
-        return as_of, tables
+        if extra is not None:
+            as_of = max(as_of, extra[0])
+
+        def merged(name: str) -> tuple[Any, ...]:
+            have = shipped_tables.get(name, ())
+            try:
+                rows = extra[1].get(name, ()) if extra is not None else ()
+            except MatrixError:
+                return have  # nor does one broken overlay table
+            keys = {row_key(stem, name, row) for row in have}
+            # The overlay only adds: a row whose key the shipped data has is ignored.
+            return have + tuple(row for row in rows if row_key(stem, name, row) not in keys)
+
+        return as_of, Tables(TABLES[stem], merged)
 
     return Matrices({}, {}, loader=load)

@@ -12,6 +12,7 @@ import os
 import sys
 import time
 import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from gpudoctor import __version__
@@ -101,13 +102,39 @@ def _parse_toml(text: str, origin: str) -> dict[str, Any]:
         raise MatrixError(f"{origin}: not valid TOML: {exc}") from None
 
 
-def parse_file(stem: str, text: str, origin: str) -> tuple[str, dict[str, tuple[Any, ...]]]:
+def parse_file(stem: str, text: str, origin: str) -> tuple[str, Tables]:
     """Parse one matrix file's text. Returns (data_as_of, {table: records})."""
     return validate(stem, _parse_toml(text, origin), origin)
 
 
-def validate(stem: str, doc: dict[str, Any], origin: str) -> tuple[str, dict[str, tuple[Any, ...]]]:
-    """Check a parsed matrix document against the schema and build its records."""
+class Tables(Mapping[str, tuple[Any, ...]]):
+    """One matrix file's tables by name, each checked and built the first time
+    it is read: `check` reads torch.toml's releases without building its
+    hundreds of build rows. A table that breaks the schema raises MatrixError
+    when it is read."""
+
+    def __init__(self, names: Iterable[str], build: Callable[[str], tuple[Any, ...]]) -> None:
+        self._names = tuple(names)
+        self._build = build
+        self._built: dict[str, tuple[Any, ...]] = {}
+
+    def __getitem__(self, name: str) -> tuple[Any, ...]:
+        if name not in self._built:
+            if name not in self._names:
+                raise KeyError(name)
+            self._built[name] = self._build(name)
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+def validate(stem: str, doc: dict[str, Any], origin: str, lazy: bool = False) -> tuple[str, Tables]:
+    """Check a parsed matrix document against the schema and build its records:
+    every table now, or (`lazy`) each on first use, the file's own layout now."""
     if stem not in TABLES:
         raise MatrixError(f"{origin}: unknown matrix file {stem!r} (known: {', '.join(sorted(TABLES))})")
     doc = dict(doc)
@@ -117,33 +144,37 @@ def validate(stem: str, doc: dict[str, Any], origin: str) -> tuple[str, dict[str
     as_of = doc.pop("data_as_of", None)
     if not isinstance(as_of, str) or not as_of:
         raise MatrixError(f"{origin}: data_as_of must be a date string like \"2026-11-29\"")
-    tables: dict[str, tuple[Any, ...]] = {}
     for name, rows in doc.items():
-        record = getattr(r, TABLES[stem][name]) if name in TABLES[stem] else None
-        if record is None:
+        if name not in TABLES[stem]:
             raise MatrixError(f"{origin}: unknown table {name!r} (known: {', '.join(TABLES[stem])})")
         if not isinstance(rows, list):
             raise MatrixError(f"{origin}: {name} must be an array of tables ([[{name}]])")
-        out = []
-        seen: dict[tuple[Any, ...], int] = {}
-        for i, row in enumerate(rows):
-            where = f"{origin}: {name}[{i}] ({_row_id(row, stem, name) if isinstance(row, dict) else '?'})"
-            try:
-                item = from_data(record, row, "row")
-            except DataError as exc:
-                raise MatrixError(f"{where}: {str(exc).removeprefix('row: ').removeprefix('row.')}") from None
-            if not str(getattr(item, "source", "")).strip():
-                raise MatrixError(f"{where}: source must not be empty")
-            key = row_key(stem, name, item)
-            if key in seen:
-                raise MatrixError(f"{where}: duplicate key {', '.join(KEYS[(stem, name)])} "
-                                  f"(same as {name}[{seen[key]}])")
-            seen[key] = i
-            out.append(item)
-        tables[name] = tuple(out)
-    for name in TABLES[stem]:
-        tables.setdefault(name, ())
+    tables = Tables(TABLES[stem], lambda name: _records(stem, name, doc.get(name, []), origin))
+    if not lazy:
+        for name in tables:
+            tables[name]
     return as_of, tables
+
+
+def _records(stem: str, name: str, rows: list[Any], origin: str) -> tuple[Any, ...]:
+    record = getattr(r, TABLES[stem][name])
+    out = []
+    seen: dict[tuple[Any, ...], int] = {}
+    for i, row in enumerate(rows):
+        where = f"{origin}: {name}[{i}] ({_row_id(row, stem, name) if isinstance(row, dict) else '?'})"
+        try:
+            item = from_data(record, row, "row")
+        except DataError as exc:
+            raise MatrixError(f"{where}: {str(exc).removeprefix('row: ').removeprefix('row.')}") from None
+        if not str(getattr(item, "source", "")).strip():
+            raise MatrixError(f"{where}: source must not be empty")
+        key = row_key(stem, name, item)
+        if key in seen:
+            raise MatrixError(f"{where}: duplicate key {', '.join(KEYS[(stem, name)])} "
+                              f"(same as {name}[{seen[key]}])")
+        seen[key] = i
+        out.append(item)
+    return tuple(out)
 
 
 def _cache_dir() -> str:
@@ -212,20 +243,20 @@ def prune_cache(directory: str) -> None:
                 pass
 
 
-def load_file(directory: str | os.PathLike[str], stem: str) -> tuple[str, dict[str, tuple[Any, ...]]] | None:
-    """Load one matrix file from `directory`; None when it is not there."""
+def load_file(directory: str | os.PathLike[str], stem: str, lazy: bool = False) -> tuple[str, Tables] | None:
+    """Load one matrix file from `directory` (see validate for `lazy`); None when it is not there."""
     path = os.path.join(directory, f"{stem}.toml")
     if not os.path.isfile(path):
         return None
-    return validate(stem, read_doc(path), path)
+    return validate(stem, read_doc(path), path, lazy)
 
 
 def load_dir(directory: str | os.PathLike[str]) -> tuple[dict[str, str], dict[str, dict[str, tuple[Any, ...]]]]:
-    """Load every known matrix file present in `directory`."""
+    """Load every known matrix file present in `directory`, every table built and checked."""
     as_of: dict[str, str] = {}
     data: dict[str, dict[str, tuple[Any, ...]]] = {}
     for stem in TABLES:
         loaded = load_file(directory, stem)
         if loaded is not None:
-            as_of[stem], data[stem] = loaded
+            as_of[stem], data[stem] = loaded[0], dict(loaded[1])
     return as_of, data
