@@ -96,3 +96,21 @@ def test_ten_megabyte_paste():
         size += len(chunk)
     d, report = judge("".join(parts))
     assert d.reads  # it read facts, not just survived
+
+
+_ALPHABET = st.sampled_from(list("ab0123 9:\n") + ["é", "显", "Ä", "\t"])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(text=st.lists(_ALPHABET, max_size=80).map("".join),
+       needle=st.lists(_ALPHABET.filter(lambda c: c != "\n"), min_size=1, max_size=4).map("".join))
+def test_lines_with_finds_exactly_the_lines_a_plain_search_finds(text, needle):
+    # lines_with looks in the distinct line shapes (digits made 0), then checks a needle with digits
+    # in the line itself: the answer must be the plain search's, line for line.
+    from gpudoctor.diagnose.paste import Paste
+
+    p = Paste.of(text)
+    needle = needle.lower()
+    assert p.lines_with(needle) == p._scan_lines(needle)
+    expected = [i for i, line in enumerate(p.lower.split("\n")) if needle in line]
+    assert [p.line_no(a) - 1 for a, _ in p.lines_with(needle)] == expected

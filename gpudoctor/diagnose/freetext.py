@@ -242,7 +242,7 @@ def _system(p: Paste, f: Facts, found) -> None:
     def search(rx: re.Pattern, needles: tuple[str, ...]):
         # Each pattern's matches all contain one of its needles: a cheap test spares
         # a regex pass over a long log that has none of them.
-        return rx.search(p.text) if any(n in p.lower for n in needles) else None
+        return rx.search(p.text) if any(p.lines_with(n) for n in needles) else None
 
     for rx, name, needles in ((_LINUX_PATH, "linux", ("python3.",)),
                               (_WINDOWS_PATH, "windows", (":\\", "\\lib\\site-packages\\", "python.exe", "win_amd64")),

@@ -36,6 +36,7 @@ _HARD_WRAP = 120  # lines at least this long may have been cut by a terminal or 
 _CUT_WORD = re.compile(r"[\w.]$")
 _CUT_REST = re.compile(r"(?!\d{2,4}[-:/])[a-z0-9]")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 
 def decode(data: bytes | str) -> str:
@@ -168,13 +169,50 @@ class Paste:
         return cached
 
     def _find_lines(self, needle: str) -> list[tuple[int, int]]:
+        if "\n" in needle:
+            return self._scan_lines(needle)
+        shapes, offsets, members = self._shapes
+        exact = needle.encode("utf-8", "surrogatepass")
+        key = exact.translate(_DIGITS_TO_ZERO)
+        found: list[int] = []
+        pos = shapes.find(key)
+        while pos >= 0:
+            shape = bisect.bisect_right(offsets, pos) - 1
+            found.extend(members[shape])
+            pos = shapes.find(key, offsets[shape + 1]) if shape + 1 < len(offsets) else -1
+        found.sort()
+        spans = [self._span(i) for i in found]
+        if b"0" in key:  # a needle with digits matched a line's shape: the line itself must hold it
+            spans = [(a, b) for a, b in spans if needle in self.lower[a:b]]
+        return spans
+
+    @functools.cached_property
+    def _shapes(self) -> tuple[bytes, list[int], list[list[int]]]:
+        """The text's distinct lines with every digit made 0, joined by newlines
+        (UTF-8, lower case), the offset each starts at there, and the lines
+        (0-based) each one stands for. A long log is mostly a few line shapes (a
+        progress bar, a metric line with new numbers): _find_lines looks for a
+        needle in those, once each, instead of in every line. A needle without
+        digits is in a line exactly when it is in the line's shape."""
+        members: dict[bytes, list[int]] = {}
+        for i, line in enumerate(self.lower.encode("utf-8", "surrogatepass").translate(_DIGITS_TO_ZERO).split(b"\n")):
+            members.setdefault(line, []).append(i)
+        offsets, at = [], 0
+        for line in members:
+            offsets.append(at)
+            at += len(line) + 1
+        return b"\n".join(members), offsets, list(members.values())
+
+    def _span(self, index: int) -> tuple[int, int]:
+        """(start, end) offsets of the 0-based line `index`, without its newline."""
+        starts = self._starts
+        return starts[index], (starts[index + 1] - 1 if index + 1 < len(starts) else len(self.text))
+
+    def _scan_lines(self, needle: str) -> list[tuple[int, int]]:
         hay = self.lower
-        starts, last = self._starts, len(self._starts)
         out: list[tuple[int, int]] = []
         pos = hay.find(needle)
         while pos >= 0:
-            n = bisect.bisect_right(starts, pos)  # 1-based line number
-            end = starts[n] - 1 if n < last else len(hay)
-            out.append((starts[n - 1], end))
-            pos = hay.find(needle, end)
+            out.append(self._span(bisect.bisect_right(self._starts, pos) - 1))
+            pos = hay.find(needle, out[-1][1])
         return out
