@@ -50,6 +50,8 @@ class PolicyError(Exception):
 
 @dataclass(frozen=True)
 class Ignore:
+    """A policy `ignore` entry: a finding code set aside, for a reason, until it expires."""
+
     code: str
     reason: str
     expires: datetime.date | None = None
@@ -64,6 +66,8 @@ class Ignore:
 
 @dataclass(frozen=True)
 class Policy:
+    """What a site's policy file requires of this machine, and the findings it ignores."""
+
     file: str
     driver_min: str | None = None
     precisions: tuple[str, ...] = ()

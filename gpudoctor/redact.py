@@ -55,6 +55,8 @@ VOCABULARY = frozenset({
 
 @dataclass(frozen=True)
 class Redactor:
+    """Redacts text for a public issue: the hostnames to remove and the strings that must survive."""
+
     hostnames: tuple[str, ...] = ()
     protected: frozenset[str] = field(default_factory=frozenset)  # strings that must survive (versions)
 

@@ -21,12 +21,16 @@ _GPU_LIBRARY = {"cudf": "rapids", "cuml": "rapids", "cugraph": "rapids", "numba-
 
 @dataclass(frozen=True)
 class Need:
+    """One thing a host must have, and which build asks for it."""
+
     value: str
     why: str  # which build asks for it, and the source
 
 
 @dataclass
 class HostNeeds:
+    """The floors a host must meet to run an environment, each with the build that asks for it."""
+
     driver: dict[str, Need] = field(default_factory=dict)  # os -> floor with minor-version compatibility
     driver_full: dict[str, Need] = field(default_factory=dict)  # os -> floor for PTX JIT / native support
     driver_cuda: Need | None = None  # the CUDA version the driver must report (NVIDIA_REQUIRE_CUDA)

@@ -57,6 +57,9 @@ PARSERS: tuple[tuple[str, Callable[[Paste, Facts], None]], ...] = (
 
 @dataclass(frozen=True)
 class Diagnosis:
+    """What `gpudoctor diagnose` read from the pastes: the Snapshot the rules judge, each
+    fact with its source, and where the sources disagreed."""
+
     snapshot: Snapshot
     reads: tuple[Read, ...]
     signals: tuple[Signal, ...]

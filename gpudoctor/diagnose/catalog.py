@@ -26,6 +26,9 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 @dataclass(frozen=True)
 class ErrorEntry:
+    """One error of the catalogue (errors.toml): the messages it matches, what causes it,
+    how to confirm that, and the fix, with its source."""
+
     id: str
     title: str
     patterns: tuple[str, ...]
@@ -60,6 +63,8 @@ class ErrorEntry:
 
 @dataclass(frozen=True)
 class Match:
+    """A catalogue entry matched on one line of the paste."""
+
     entry: ErrorEntry
     line_no: int  # 1-based
     text: str  # the whole line, trimmed

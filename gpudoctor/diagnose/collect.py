@@ -42,6 +42,8 @@ class Signal:
 
 @dataclass
 class Value:
+    """One reading of a fact: the value, where it was read and how much that source is trusted."""
+
     value: Any
     source: str
     rank: int
@@ -49,6 +51,8 @@ class Value:
 
 @dataclass(eq=False)  # compared by identity: two drafts with equal fields are still two GPUs
 class GpuDraft:
+    """One GPU as the parsers read it so far, its facts still ranked readings."""
+
     index: int | None = None
     name: Value | None = None
     truncated: bool = False  # nvidia-smi's banner cuts long names with "..."

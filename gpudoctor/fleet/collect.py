@@ -34,6 +34,9 @@ MAX_LINE_CHARS = 40 * 1024 * 1024  # an envelope; anything longer is not one of 
 
 @dataclass
 class Collection:
+    """The srun output stream being read: each task's node name and envelope pieces, written
+    as DIR/<node>.json when whole, and the lines that were none of ours."""
+
     out: Path
     nodes: dict[str, str] = field(default_factory=dict)  # node -> envelope status
     task_node: dict[int, str] = field(default_factory=dict)

@@ -33,6 +33,8 @@ class FleetInputError(Exception):
 
 @dataclass(frozen=True)
 class Node:
+    """One node's report as the fleet view reads it, or why there is none."""
+
     name: str
     verdict: str
     status: str  # the envelope's: ok | failed | timeout | missing | unreadable
@@ -124,6 +126,8 @@ def report_files(inputs: Iterable[str]) -> list[Path]:
 
 @dataclass(frozen=True)
 class Fleet:
+    """Every node's report together: groups of identical nodes, drift and findings by code."""
+
     nodes: tuple[Node, ...]
 
     def groups(self) -> list[dict]:

@@ -24,6 +24,8 @@ MAX_LINE_CHARS = 1024 * 1024
 
 @dataclass(frozen=True)
 class Finished:
+    """How a fleet child process ended: exit status, stderr, and whether the deadline killed it."""
+
     returncode: int | None  # None: killed at the deadline, or never started
     stderr: str
     timed_out: bool

@@ -31,6 +31,8 @@ class VerifyUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class FileCheck:
+    """Whether the index serves the file one pinned requirement needs on the target."""
+
     requirement: str
     url: str
     status: str  # "found" | "missing" | "unknown" | "skipped"

@@ -26,6 +26,8 @@ _CONDA_PLATFORM = {"linux-x86_64": "linux-64", "linux-aarch64": "linux-aarch64",
 
 @dataclass(frozen=True)
 class FileReport:
+    """What `gpudoctor lint` found in one file, its findings pointed at lines."""
+
     path: str
     kind: str
     builds: tuple[Resolved, ...]

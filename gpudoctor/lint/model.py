@@ -15,6 +15,8 @@ class LintInputError(ValueError):
 
 @dataclass(frozen=True)
 class Req:
+    """One requirement a dependency file states (pip, uv, poetry, pixi or conda), with its line."""
+
     name: str  # PEP 503-normalized: "torch", "flash-attn"; conda names too ("pytorch", "pytorch-cuda")
     spec: str  # PEP 440 specifier text, "==2.7.0+cu126", ">=2.4", "" for any
     line: int
@@ -29,12 +31,16 @@ class Req:
 
 @dataclass(frozen=True)
 class ImageRef:
+    """A container image a Dockerfile builds from, with its line."""
+
     ref: str  # "nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04"
     line: int
 
 
 @dataclass
 class Source:
+    """What one dependency file says: its requirements, indexes, images, Python pin and notes."""
+
     path: str
     kind: str  # "requirements" | "pyproject" | "uv.lock" | "poetry.lock" | "pixi.toml" | "pixi.lock" | "conda" | "dockerfile"
     reqs: list[Req] = field(default_factory=list)

@@ -39,6 +39,9 @@ class Resolved:
 
 @dataclass
 class Resolution:
+    """What a fresh install from a file gets: the Snapshot to judge, its builds, and the line
+    (and include file) each subject came from."""
+
     snapshot: Snapshot
     builds: list[Resolved] = field(default_factory=list)
     lines: dict[str, int] = field(default_factory=dict)  # subject name -> line

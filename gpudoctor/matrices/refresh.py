@@ -45,6 +45,8 @@ from gpudoctor.matrices.tomlwrite import dump
 # --- deriving rows ---------------------------------------------------------------------------------
 @dataclass
 class Plan:
+    """What `matrix refresh` learned from PyPI: new rows by matrix file and table, and what it skipped."""
+
     rows: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 

@@ -28,6 +28,8 @@ class NoMatch(LookupError):
 
 @dataclass(frozen=True)
 class View:
+    """One `gpudoctor matrix` answer: a title, its rows and the columns the text table prints."""
+
     stem: str  # the matrix file whose data_as_of applies
     title: str
     columns: tuple[str, ...]  # keys of `rows` shown as text columns

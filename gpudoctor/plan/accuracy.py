@@ -24,6 +24,8 @@ TOLERANCE = 0.15
 
 @dataclass(frozen=True)
 class TruthRow:
+    """One published measurement of a run (plan_ground_truth.toml) the formula mode is held to."""
+
     id: str
     model: str
     what: str
@@ -41,6 +43,8 @@ class TruthRow:
 
 @dataclass(frozen=True)
 class Comparison:
+    """The formula's estimate for one measured run, beside the measurement and accelerate's figure."""
+
     row: TruthRow
     estimate_bytes: float
     measured_bytes: float | None

@@ -141,6 +141,8 @@ def outer_bytes_per_token(spec: ModelSpec, b: Bytes, tr: Trainable, compiled: bo
 
 @dataclass(frozen=True)
 class Saved:
+    """Activation bytes of a training step, by when they are held: forward, recompute and backward."""
+
     forward: float  # saved for backward when the forward ends
     recompute: float  # extra while one checkpointed layer is recomputed
     transient: float  # one layer's gradient temporaries in backward

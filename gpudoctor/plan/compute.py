@@ -18,6 +18,8 @@ from gpudoctor.versions import compute_capability
 
 @dataclass(frozen=True)
 class Prior:
+    """An end-to-end utilisation measured by others, with its range and source."""
+
     value: float
     low: float
     high: float
@@ -59,6 +61,8 @@ CONV_AMP_UTIL = 0.42
 
 @dataclass(frozen=True)
 class StepTime:
+    """How long one optimizer step takes on a GPU, and the throughput and bound that follow."""
+
     seconds: float  # one optimizer step (batch x grad_accum per GPU, all GPUs in parallel)
     tflops_peak: float
     utilisation: float

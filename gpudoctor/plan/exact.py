@@ -27,6 +27,9 @@ class ExactError(RuntimeError):
 
 @dataclass(frozen=True)
 class ExactResult:
+    """What exact mode measured in the target interpreter: the peak memory of one training step,
+    by phase, and the model's parameter counts."""
+
     peak_bytes: int
     phase: str
     at_peak: dict

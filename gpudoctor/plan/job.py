@@ -29,6 +29,8 @@ class JobError(ValueError):
 
 @dataclass(frozen=True)
 class Job:
+    """How the model is run: the training (or inference) setup the plan's flags describe."""
+
     batch: int = 1  # micro-batch per GPU
     seq: int | None = None  # tokens per sample (None: the model's context length)
     image_size: int | None = None

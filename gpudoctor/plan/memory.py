@@ -111,6 +111,8 @@ def step_temporaries(job: Job, spec: ModelSpec, trainable: float, state: int) ->
 
 @dataclass(frozen=True)
 class States:
+    """What the parameters hold in memory (not the activations), in bytes before ZeRO/FSDP sharding."""
+
     weights: float
     casts: float  # autocast's 16-bit weight copies
     grads: float

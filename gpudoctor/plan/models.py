@@ -46,6 +46,8 @@ class Measured:
 
 @dataclass(frozen=True)
 class ModelSpec:
+    """A model's shape as the memory and compute models need it, with where it came from."""
+
     name: str
     family: str  # one of FAMILIES
     params: int

@@ -29,6 +29,9 @@ SCHEMA_VERSION = 1
 
 @dataclass(frozen=True)
 class Plan:
+    """One `gpudoctor plan` answer: model, job, memory per GPU, the GPUs ranked and the changes
+    that make the job fit."""
+
     spec: ModelSpec
     job: Job
     memory: Memory

@@ -32,6 +32,8 @@ class PriceError(ValueError):
 
 @dataclass(frozen=True)
 class Rent:
+    """One dated rent price: USD per GPU-hour for a GPU at a provider's tier, with its source."""
+
     gpu: str
     tier: str
     provider: str
@@ -47,6 +49,8 @@ STALE_DAYS = 90
 
 @dataclass(frozen=True)
 class Buy:
+    """One dated purchase price of a GPU (launch, street or used), with its source."""
+
     gpu: str
     usd: float
     date: str
@@ -57,6 +61,8 @@ class Buy:
 
 @dataclass(frozen=True)
 class PriceTable:
+    """The dated price table a plan costs each GPU with: shipped rows, and a user file's over them."""
+
     as_of: str
     rent: tuple[Rent, ...]
     buy: tuple[Buy, ...]

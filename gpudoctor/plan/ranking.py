@@ -38,6 +38,8 @@ class Target:
 
 @dataclass(frozen=True)
 class Suggestion:
+    """A change that makes the job fit (a flag to pass) and the peak memory per GPU after it."""
+
     change: str  # "gradient checkpointing"
     flags: str  # "--grad-checkpointing"
     peak: float  # bytes per GPU after the change
@@ -49,6 +51,9 @@ class Suggestion:
 
 @dataclass(frozen=True)
 class GpuPlan:
+    """One candidate GPU for the job: whether it fits, how fast and at what cost, and the change
+    that makes it fit when it does not."""
+
     target: Target
     fits: bool
     headroom: float  # bytes; negative when it does not fit
@@ -106,6 +111,8 @@ def precision_support(gpu: GpuModel, precision: str, matrices: Matrices) -> tupl
 
 @dataclass(frozen=True)
 class Change:
+    """A memory-saving change the planner may try: its flags and how it rewrites the job."""
+
     kind: str  # changes of one kind replace each other when stacked (batch splits)
     name: str
     flags: str
@@ -251,6 +258,8 @@ def rank(plans: list[GpuPlan], sort: str = "cost") -> list[GpuPlan]:
 
 @dataclass(frozen=True)
 class Pick:
+    """A GPU plan the answer recommends (cheapest, fastest, best value), and why."""
+
     label: str  # "cheapest" | "fastest" | "best value"
     plan: GpuPlan
     why: str

@@ -39,6 +39,8 @@ class Rate:
 
 @dataclass(frozen=True)
 class RunView:
+    """One run as the CI and scheduler renderers see it: findings, outcomes, exit code and rates."""
+
     command: str  # "check" | "smoke" | "diagnose"
     findings: tuple[Finding, ...]
     cases: tuple[Case, ...]

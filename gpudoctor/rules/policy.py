@@ -59,6 +59,8 @@ RULES: tuple[Rule, ...] = (
 
 @frozen
 class Ignored:
+    """A finding the policy set aside, with the ignore rule that covers it."""
+
     finding: Finding
     rule: Ignore
 

@@ -41,6 +41,8 @@ class Unknown(Exception):
 
 @frozen
 class Rule:
+    """One finding code and its metadata, with the check function when `check` runs it."""
+
     code: str  # "GD201"
     name: str  # kebab-case, "driver-too-old-for-build"
     category: str

@@ -69,6 +69,8 @@ class TestResult:
 
 @dataclass(frozen=True)
 class GpuResult:
+    """One GPU's smoke tests, with the gpus.toml row its expected rates come from."""
+
     index: int  # CUDA device ordinal, as the framework numbers it
     name: str
     compute_capability: str | None = None
@@ -90,6 +92,8 @@ class GpuResult:
 
 @dataclass(frozen=True)
 class SmokeReport:
+    """What `gpudoctor smoke` found: per-GPU and node tests, findings, and the run's settings."""
+
     backend: str | None
     framework: str | None  # "torch 2.14.1+cu130"
     python: str | None  # the target interpreter's path

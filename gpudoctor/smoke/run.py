@@ -39,6 +39,8 @@ class SmokeUsageError(ValueError):
 
 @dataclass(frozen=True)
 class SmokeOptions:
+    """How `gpudoctor smoke` (or `check --smoke`) was asked to run."""
+
     backend: str = "auto"
     gpus: tuple[int, ...] | None = None  # CUDA ordinals; None = all visible
     mode: str = "quick"

@@ -30,6 +30,8 @@ CAPPED_BELOW = 0.85  # power-capped while drawing less than this share of the li
 
 @dataclass(frozen=True)
 class Summary:
+    """The NVML samples taken while one GEMM ran, summarised for the throttling verdict."""
+
     n: int
     sm_clock_mhz: float | None = None  # median
     max_sm_clock_mhz: float | None = None
