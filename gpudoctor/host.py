@@ -103,6 +103,11 @@ class Host(Protocol):
 
     def file_size(self, path: str) -> int | None: ...
 
+    def file_stamp(self, path: str) -> tuple[int, int] | None:
+        """(size, mtime in ns) of a file on the machine itself, for results kept
+        in gpudoctor.filecache; None where the host cannot say: nothing is cached."""
+        ...
+
     def env(self) -> Mapping[str, str]: ...
 
     def which(self, name: str) -> str | None: ...
@@ -264,6 +269,13 @@ class RealHost:
             return os.path.getsize(path)
         except OSError:
             return None
+
+    def file_stamp(self, path: str) -> tuple[int, int] | None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return st.st_size, st.st_mtime_ns
 
     def env(self) -> Mapping[str, str]:
         return self.environ

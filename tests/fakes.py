@@ -168,6 +168,9 @@ class FakeHost:
         data = self.files.get(self.realpath(path))
         return None if data is None else len(data)
 
+    def file_stamp(self, path: str) -> tuple[int, int] | None:
+        return None  # a scripted machine's files are not cached
+
     def env(self) -> Mapping[str, str]:
         return self.environ
 

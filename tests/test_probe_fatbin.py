@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 import struct
 import subprocess
@@ -152,3 +153,38 @@ def test_recorded_torch_2_14_1_cu130_matches_get_arch_list():
     assert list(result.archs) == meta["get_arch_list"]
     assert " ".join(result.archs) == meta["cuda_arch_flags"]
     assert result.containers == meta["containers"]
+
+
+# --- the scan kept in the user cache -------------------------------------------------
+
+
+def test_a_scan_is_kept_until_the_library_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    lib = tmp_path / "libk.so"
+    lib.write_bytes(elf_with_fatbin([sass(80, 90)]))
+    first = fatbin.scan_cached(RealHost(), str(lib))
+    assert first == fatbin.scan(RealHost(), str(lib)) and first.archs == ("sm_80", "sm_90")
+
+    def no_scan(host, path):
+        raise AssertionError("scanned again")
+
+    monkeypatch.setattr(fatbin, "scan", no_scan)
+    assert fatbin.scan_cached(RealHost(), str(lib)) == first  # answered from the cache
+    monkeypatch.undo()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    lib.write_bytes(elf_with_fatbin([sass(75)]))  # another build at the same path
+    os.utime(lib, ns=(10**18, 10**18))
+    assert fatbin.scan_cached(RealHost(), str(lib)).archs == ("sm_75",)
+
+
+def test_a_failed_scan_is_not_kept_and_a_fake_host_is_never_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    lib = tmp_path / "libbad.so"
+    lib.write_bytes(b"not an ELF")
+    for _ in range(2):
+        with pytest.raises(fatbin.FatbinError):
+            fatbin.scan_cached(RealHost(), str(lib))
+    assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").rglob("f-*"))
+    host = FakeHost(files={"/lib/libk.so": elf_with_fatbin([sass(86)])})
+    assert fatbin.scan_cached(host, "/lib/libk.so").archs == ("sm_86",)
+    assert not (tmp_path / "cache").exists()

@@ -7,15 +7,12 @@ and the key. Rows become frozen records.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import time
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from gpudoctor import __version__
+from gpudoctor.filecache import cached
 from gpudoctor.matrices import records as r
 from gpudoctor.serde import DataError, from_data
 
@@ -177,70 +174,23 @@ def _records(stem: str, name: str, rows: list[Any], origin: str) -> tuple[Any, .
     return tuple(out)
 
 
-def _cache_dir() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "gpudoctor", "parsed")
-
-
-# Cache files of this scheme and of the one before it (m-<sha256 of the path>.json,
-# still written by older installs on the same machine: neither prunes the other's).
-CACHE_PREFIX = "m-"  # anything else in the folder is stale
-
-
 def read_doc(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The parsed TOML of a data file (the matrices, install_channels.toml). Parsing TOML costs ~0.1 s for torch.toml,
-    so the plain parse result is kept as JSON in the user cache: one file per
-    matrix path, holding the path, size, mtime and gpudoctor version it was
-    parsed from, and rewritten when any of them changes (so the cache never
-    grows past one file per install path). It is validated afresh on every load."""
+    """The parsed TOML of a data file (the matrices, install_channels.toml),
+    from gpudoctor.filecache while the file is unchanged (parsing torch.toml
+    costs ~0.1 s). It is validated afresh on every load."""
     path = os.fspath(path)
     st = os.stat(path)
-    resolved = os.path.realpath(path)
-    key = f"{resolved}|{st.st_size}|{st.st_mtime_ns}|{__version__}"
-    directory = _cache_dir()
-    # Named by the file and a checksum of its path (zlib is loaded already;
-    # hashlib would load OpenSSL): two paths that share one only take turns in
-    # the file, since the key inside must match.
-    stem = os.path.splitext(os.path.basename(path))[0]
-    cached = os.path.join(directory, f"{CACHE_PREFIX}{stem}-{zlib.crc32(resolved.encode()):08x}.json")
-    try:
-        with open(cached, encoding="utf-8") as f:
-            entry = json.load(f)
-        if isinstance(entry, dict) and entry.get("key") == key and isinstance(entry.get("doc"), dict):
-            return entry["doc"]
-    except (OSError, ValueError):
-        pass
-    with open(path, encoding="utf-8") as f:
-        doc = _parse_toml(f.read(), path)
-    try:
-        os.makedirs(directory, exist_ok=True)
-        tmp = f"{cached[:-len('.json')]}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(json.dumps({"key": key, "doc": doc}))
-        os.replace(tmp, cached)
-        prune_cache(directory)
-    except (OSError, TypeError, ValueError):
-        pass  # a read-only home or a TOML date value: just parse next time
-    return doc
 
+    def parse() -> dict[str, Any]:
+        with open(path, encoding="utf-8") as f:
+            return _parse_toml(f.read(), path)
 
-STALE_TMP_S = 3600.0
+    def decode(value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise ValueError("not a parsed document")
+        return value
 
-
-def prune_cache(directory: str) -> None:
-    """Remove what earlier versions left (one file per path *and* mtime) and
-    temporary files of interrupted writes."""
-    now = time.time()
-    with os.scandir(directory) as items:
-        for item in items:
-            name = item.name
-            try:
-                stale = (not name.startswith(CACHE_PREFIX) and name.endswith(".json")) or (
-                    name.endswith(".tmp") and now - item.stat().st_mtime > STALE_TMP_S)
-                if stale and item.is_file():
-                    os.unlink(item.path)
-            except OSError:
-                pass
+    return cached("m-", path, st.st_size, st.st_mtime_ns, parse, lambda doc: doc, decode)
 
 
 def load_file(directory: str | os.PathLike[str], stem: str, lazy: bool = False) -> tuple[str, Tables] | None:

@@ -62,7 +62,7 @@ def arch_fact(ctx: Context, libraries: list[str], label_root: str) -> Fact[tuple
     for lib in libraries:
         shown = posixpath.relpath(lib, label_root)
         try:
-            result = fatbin.scan(ctx.host, lib)
+            result = fatbin.scan_cached(ctx.host, lib)
         except fatbin.FatbinError as exc:
             tried.append(f"{shown}: {exc}")
             continue
