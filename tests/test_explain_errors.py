@@ -28,8 +28,12 @@ MESSAGES = {
     "cuda-system-not-ready": "failed call to cuInit: CUDA_ERROR_SYSTEM_NOT_READY: system not yet initialized",
     "cuda-system-driver-mismatch": "failed call to cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
     "nvcc-unsupported-arch": "nvcc fatal   : Unsupported gpu architecture 'compute_120'",
+    "kokkos-arch-mismatch": "Kokkos::Cuda::initialize ERROR: running kernels compiled for compute capability 8.0 on "
+                            "device with compute capability 7.0 is not supported by CUDA!",
     "driver-too-old-torch": "RuntimeError: The NVIDIA driver on your system is too old (found version 11040).",
     "driver-insufficient": "CUDA driver version is insufficient for CUDA runtime version",
+    "nvenc-api-newer-than-driver": "[hevc_nvenc @ 0x55defbb87c00] Driver does not support the required nvenc API "
+                                   "version. Required: 13.0 Found: 12.2",
     "ptx-unsupported": "CUDA error: the provided PTX was compiled with an unsupported toolchain.",
     "no-driver-torch": "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU",
     "nvidia-smi-no-driver": "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
@@ -348,6 +352,17 @@ def test_deepspeed_accepted_minor_mismatch_is_not_an_error():
     assert not match_text(ok)
 
 
+@pytest.mark.parametrize("line", [
+    # Kokkos' own warning for a build older than the GPU (same check, not an error).
+    "Kokkos::Cuda::initialize WARNING: running kernels compiled for compute capability 6.1 on device with "
+    "compute capability 8.6 , this will likely reduce potential performance.",
+    # FFmpeg prints the driver floor also when libnvidia-encode does not load at all.
+    "[h264_nvenc @ 0x55d0c] The minimum required Nvidia driver for nvenc is 470.57.02 or newer",
+])
+def test_lines_that_do_not_say_which_fault_are_not_matched(line):
+    assert not match_text(line)
+
+
 def test_healthy_windows_collect_env_cudnn_line_is_not_an_error():
     assert not match_text(r"cuDNN version: C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.7\bin\cudnn64_8.dll")
 
@@ -466,6 +481,9 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("cudf-pascal-required", "you will need a GPU with NVIIDA Pascal or newer architecture"),
     ("gpu-fallen-off-bus", "the gpu randomly falls off the bus"),
     ("nvcc-unsupported-arch", "I meet the error:\"Unsupported gpu architecture 'compute_75'\"."),
+    ("nvcc-unsupported-arch", "    Value \u2018sm_75\u2019 is not defined for option \u2018gpu-architecture\u2019"),
+    ("kokkos-arch-mismatch", "Kokkos::Cuda::initialize ERROR: likely mismatch of architecture"),
+    ("nvenc-api-newer-than-driver", "Required: NVENC API 13.0"),
     ("onnxruntime-cpu-package", "  \u2022 ['AzureExecutionProvider', 'CPUExecutionProvider']"),
     ("onnxruntime-cpu-package", "CUDAExecutionProvider not available \u2014 ONNX will fall back to CPU."),
     ("jax-no-gpu-fallback", 'RuntimeError: Backend \'gpu\' failed to initialize: NOT_FOUND: Could not find registered '
