@@ -60,6 +60,8 @@ def test_a_bare_wheel_tag_needs_a_line_of_its_own(text):
     ("Jetson AGX Orin with JetPack 6", "Jetson AGX Orin", "8.7"),
     ("新版本能不能支持下 tesla k40m的显卡", "tesla k40m", "3.5"),  # no word boundary before 的
     ("dual GeForce 780M with a compute capability 3.0", "GeForce 780M", "3.0"),  # the CC the line states
+    ("My GPU is Palit nVidia GeForce 9500GT 1GB.", "nVidia GeForce 9500GT", "1.1"),
+    ("NVIDIA Quadro FX 1800M latest driver installed", "NVIDIA Quadro FX 1800M", "1.2"),
 ])
 def test_gpu_names_as_typed(text, name, cc):
     s = snap(text)

@@ -133,8 +133,9 @@ _GPU_FAMILY = re.compile(  # (?<![A-Za-z0-9_]) rather than \b: "显卡是RTX3060
     r"|(?:TITAN|Titan)[ \t](?:RTX|V|Xp|X|Black|Z)(?:[ \t]\(?Pascal\)?)?"
     r"|(?:A100|A800|H100|H200|H800|H20|GH200|B200|B100|B300|GB200|GB300|V100S?|P100|K80|K40m?|K20X?m?|M40|M60)"
     r"(?:[- ](?:SXM\d?|PCIE|PCIe|NVL|HBM3e?|\d{2,3}GB?|\d{2,3}G))*"
-    r"|Quadro[ \t](?:RTX[ \t])?[A-Z]{0,2}\d{3,4}[A-Z]?|Jetson[ \t](?:AGX[ \t])?(?:Orin|Xavier|Nano|TX2|TX1|Thor)"
-    r"(?:[ \t](?:NX|Nano))?|GeForce[ \t]\d{3}M[X]?)(?![A-Za-z0-9_-])", re.I)  # ASCII: "k40m的显卡" ends the name
+    r"|Quadro[ \t](?:RTX[ \t]|FX[ \t])?[A-Z]{0,2}\d{3,4}[A-Z]?|Jetson[ \t](?:AGX[ \t])?(?:Orin|Xavier|Nano|TX2|TX1|Thor)"
+    r"(?:[ \t](?:NX|Nano))?|GeForce[ \t]\d{3}M[X]?"
+    r"|GeForce[ \t][89]\d00[ \t]?(?:GTX|GTS|GSO|GT)\+?)(?![A-Za-z0-9_-])", re.I)  # the 8/9 series: "9500 GT"  # ASCII: "k40m的显卡" ends the name
 _GPU_SHORT = re.compile(r"\b(T4|L4|L40S?|L20|A10G?|A30|A40|A16|A2|P40|P4|A[2-6]000|RTX[ \t]A[2-6]000)\b")
 # A trailing capital S is the SUPER ("2080S"), a small one a plural ("dual 3090s").
 _GPU_NUMBER = re.compile(r"(?<![A-Za-z0-9_.$#:/-])((?:[2-5]0[5-9]0|1[06][3-8]0)(?:[ \t]?(?i:ti|super|d)|S)?)s?(?![\w.%-])")
