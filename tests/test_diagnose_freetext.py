@@ -62,13 +62,14 @@ def test_a_bare_wheel_tag_needs_a_line_of_its_own(text):
     ("dual GeForce 780M with a compute capability 3.0", "GeForce 780M", "3.0"),  # the CC the line states
     ("My GPU is Palit nVidia GeForce 9500GT 1GB.", "nVidia GeForce 9500GT", "1.1"),
     ("NVIDIA Quadro FX 1800M latest driver installed", "NVIDIA Quadro FX 1800M", "1.2"),
+    ("my running platform:5070ti  Torch: 2.0.1+cu117", "RTX 5070ti", "12.0"),  # Ti after a colon: not a port
 ])
 def test_gpu_names_as_typed(text, name, cc):
     s = snap(text)
     assert [(g.name, g.compute_capability) for g in s.gpus] == [(name, cc)]
 
 
-@pytest.mark.parametrize("text", ["listening on port 3080", "in 2080 we will", "AMD MI300X here",
+@pytest.mark.parametrize("text", ["listening on port 3080", "in 2080 we will", "my server at localhost:3080", "AMD MI300X here",
                                   "version 1060 of the file", "my Radeon RX 7900 XTX"])
 def test_no_gpu_where_there_is_none(text):
     s = snap(text)
