@@ -148,7 +148,8 @@ def toolkit_cannot_target(s: Snapshot, m: Matrices) -> Findings:
             if cc is None or cc >= oldest:
                 continue
             yield toolkit_cannot_target.finding(
-                f"nvcc {rt.nvcc or rt.version} ({rt.path}) cannot compile for {gpu_label(g)}",
+                f"nvcc {rt.nvcc or rt.version} {rt.path if rt.path.startswith('(') else f'({rt.path})'} "
+                f"cannot compile for {gpu_label(g)}",
                 subject=f"GPU {g.index}",
                 evidence=[gpu_evidence(g), ev_value("toolkit.sm", ", ".join(targets), "matrices/cuda.toml arch_support"),
                           ev_value("toolkit.version", rt.nvcc or rt.version, rt.source)],
