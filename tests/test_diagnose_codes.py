@@ -55,6 +55,21 @@ def test_no_kernel_image_with_the_build_unknown_is_judged_against_current_builds
     assert [f.category for f in report.findings if f.code == "GD801"] == [category]
 
 
+@pytest.mark.parametrize("gpu,nvcc,category", [
+    ("Quadro 600", "11.4", "arch-dropped"),  # Fermi: CUDA 9.0 and later have no code for it
+    ("GeForce 9500GT", "9.1", "arch-dropped"),  # compute capability 1.1
+    ("GeForce GTX 1080", "11.4", "driver-too-old-for-runtime"),  # CUDA 11.4 runs on it: the driver is old
+    ("Quadro 600", None, "driver-too-old-for-runtime"),  # the CUDA unknown: nothing says it dropped the GPU
+])
+def test_an_insufficient_driver_under_a_cuda_that_dropped_the_gpu_is_arch_dropped(gpu, nvcc, category):
+    m = load_matrices(overlay=None)
+    paste = (f"GPU 0: {gpu} (UUID: GPU-0)\n"
+             + (f"nvcc: Cuda compilation tools, release {nvcc}, V{nvcc}.100\n" if nvcc else "")
+             + "RuntimeError: CUDA driver version is insufficient for CUDA runtime version\n")
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    assert [f.category for f in report.findings if f.code == "GD802"] == [category]
+
+
 @pytest.mark.parametrize("installed,category", [
     ("CUDA Version: 10.2 (the toolkit)\nnvcc: Cuda compilation tools, release 10.2, V10.2.89\n", "cudnn-missing"),
     ("nvcc: Cuda compilation tools, release 9.0, V9.0.176\n", "framework-cuda-mismatch"),

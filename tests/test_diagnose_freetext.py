@@ -60,13 +60,16 @@ def test_a_bare_wheel_tag_needs_a_line_of_its_own(text):
     ("Jetson AGX Orin with JetPack 6", "Jetson AGX Orin", "8.7"),
     ("新版本能不能支持下 tesla k40m的显卡", "tesla k40m", "3.5"),  # no word boundary before 的
     ("dual GeForce 780M with a compute capability 3.0", "GeForce 780M", "3.0"),  # the CC the line states
+    ("My GPU is Palit nVidia GeForce 9500GT 1GB.", "nVidia GeForce 9500GT", "1.1"),
+    ("NVIDIA Quadro FX 1800M latest driver installed", "NVIDIA Quadro FX 1800M", "1.2"),
+    ("my running platform:5070ti  Torch: 2.0.1+cu117", "RTX 5070ti", "12.0"),  # Ti after a colon: not a port
 ])
 def test_gpu_names_as_typed(text, name, cc):
     s = snap(text)
     assert [(g.name, g.compute_capability) for g in s.gpus] == [(name, cc)]
 
 
-@pytest.mark.parametrize("text", ["listening on port 3080", "in 2080 we will", "AMD MI300X here",
+@pytest.mark.parametrize("text", ["listening on port 3080", "in 2080 we will", "my server at localhost:3080", "AMD MI300X here",
                                   "version 1060 of the file", "my Radeon RX 7900 XTX"])
 def test_no_gpu_where_there_is_none(text):
     s = snap(text)

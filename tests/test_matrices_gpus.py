@@ -333,6 +333,9 @@ def test_rows_and_families_agree_on_compute_capability() -> None:
     ("RTX 4090 D", "8.9"), ("GeForce GTX 980M", "5.2"), ("GeForce GTX 960M", "5.0"), ("Jetson AGX Orin", "8.7"),
     # the mobile Kepler GK104/GK106, not the desktop card of the same number (GTX 780: 3.5)
     ("GeForce GTX 780M", "3.0"), ("GTX 680MX", "3.0"),
+    # legacy boards as people type them (NVIDIA's legacy CUDA GPU list)
+    ("GeForce 9500GT", "1.1"), ("NVIDIA Quadro FX 1800M", "1.2"), ("quadro 600", "2.1"),
+    ("NVIDIA GTX650Ti", "3.0"),
 ])
 def test_informal_names_get_their_family(name, cc) -> None:
     fam = load_matrices(overlay=None).gpu_family(name)
@@ -343,7 +346,9 @@ def test_informal_names_get_their_family(name, cc) -> None:
                                   "Apple M2 Max", "Intel UHD Graphics 630", "port 3080",
                                   # a mobile Kepler, not the desktop card of the same number (GTX 750 5.0);
                                   # the GTX 675M is a Fermi, unlike the 675MX
-                                  "GeForce GT 750M", "GeForce GTX 675M"])
+                                  "GeForce GT 750M", "GeForce GTX 675M",
+                                  # a mobile G9x part, not the desktop board of the same number
+                                  "GeForce 9600M GT"])
 def test_names_of_other_vendors_or_ambiguous_ones_stay_unknown(name) -> None:
     m = load_matrices(overlay=None)
     assert m.gpu_family(name) is None

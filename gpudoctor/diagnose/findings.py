@@ -193,6 +193,8 @@ def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices |
     if code == "GD801":
         found = _arch_category(d.snapshot, {r.fact: r.value for r in d.reads}, m)
         return entry_category if found == "arch-not-in-build" and entry_category else found
+    if code == DRIVER_INSUFFICIENT and _gpus_older_than_the_cuda(d.snapshot, m):
+        return "arch-dropped"  # the CUDA dropped the GPU: upgrading the driver cannot help
     if code in NO_GPU_CODES or entry_category == "no-driver":
         # "No driver" seen from inside WSL or a container (or a batch job given no GPU)
         # is about the boundary, not the machine: the driver belongs to the host.
@@ -202,6 +204,23 @@ def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices |
         if system.container.known and system.container.value != "none":
             return "container-no-gpu"
     return entry_category
+
+
+# "CUDA driver version is insufficient for CUDA runtime version" and its other wordings.
+DRIVER_INSUFFICIENT = "GD802"
+
+
+def _gpus_older_than_the_cuda(s: Snapshot, m: Matrices | None) -> bool:
+    """Whether every GPU is older than every architecture the paste's CUDA (a
+    toolkit, or a framework build's CUDA) compiles for: that CUDA has no code
+    for the GPU, so a newer driver would only trade the driver error for a
+    missing-kernel one (a Quadro 600, Fermi, under CUDA 11)."""
+    ccs = [compute_capability(g.compute_capability) for g in s.gpus or ()]
+    cudas = [rt.nvcc or rt.version for rt in s.cuda_runtimes or () if rt.kind != "driver"]
+    cudas += [fw.cuda.value for fw in s.frameworks or () if fw.cuda.known]
+    floors = [min(c for c in map(compute_capability, m.arch_support(v)) if c)
+              for v in cudas if v and m is not None and m.arch_support(v)]
+    return bool(ccs and floors) and all(c is not None and c < min(floors) for c in ccs)
 
 
 # The warning a "running on the CPU" message becomes beside an NVIDIA GPU.

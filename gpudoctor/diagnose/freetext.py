@@ -133,11 +133,15 @@ _GPU_FAMILY = re.compile(  # (?<![A-Za-z0-9_]) rather than \b: "显卡是RTX3060
     r"|(?:TITAN|Titan)[ \t](?:RTX|V|Xp|X|Black|Z)(?:[ \t]\(?Pascal\)?)?"
     r"|(?:A100|A800|H100|H200|H800|H20|GH200|B200|B100|B300|GB200|GB300|V100S?|P100|K80|K40m?|K20X?m?|M40|M60)"
     r"(?:[- ](?:SXM\d?|PCIE|PCIe|NVL|HBM3e?|\d{2,3}GB?|\d{2,3}G))*"
-    r"|Quadro[ \t](?:RTX[ \t])?[A-Z]{0,2}\d{3,4}[A-Z]?|Jetson[ \t](?:AGX[ \t])?(?:Orin|Xavier|Nano|TX2|TX1|Thor)"
-    r"(?:[ \t](?:NX|Nano))?|GeForce[ \t]\d{3}M[X]?)(?![A-Za-z0-9_-])", re.I)  # ASCII: "k40m的显卡" ends the name
+    r"|Quadro[ \t](?:RTX[ \t]|FX[ \t])?[A-Z]{0,2}\d{3,4}[A-Z]?|Jetson[ \t](?:AGX[ \t])?(?:Orin|Xavier|Nano|TX2|TX1|Thor)"
+    r"(?:[ \t](?:NX|Nano))?|GeForce[ \t]\d{3}M[X]?"
+    r"|GeForce[ \t][89]\d00[ \t]?(?:GTX|GTS|GSO|GT)\+?"  # the 8/9 series: "9500 GT"
+    r")(?![A-Za-z0-9_-])", re.I)  # ASCII: "k40m的显卡" ends the name
 _GPU_SHORT = re.compile(r"\b(T4|L4|L40S?|L20|A10G?|A30|A40|A16|A2|P40|P4|A[2-6]000|RTX[ \t]A[2-6]000)\b")
 # A trailing capital S is the SUPER ("2080S"), a small one a plural ("dual 3090s").
 _GPU_NUMBER = re.compile(r"(?<![A-Za-z0-9_.$#:/-])((?:[2-5]0[5-9]0|1[06][3-8]0)(?:[ \t]?(?i:ti|super|d)|S)?)s?(?![\w.%-])")
+# After a colon a bare number may be a port ("localhost:3080"); with Ti or SUPER it is a GPU ("platform:5070ti").
+_GPU_NUMBER_AFTER_COLON = re.compile(r"(?<=:)((?:[2-5]0[5-9]0|1[06][3-8]0)[ \t]?(?i:ti|super))(?![\w.%-])")
 _GPU_PREFIX = re.compile(r"(?:(?:NVIDIA|Tesla|GeForce)[ \t]{1,2}){1,3}$", re.I)
 _GPU_CONTEXT = re.compile(r"gpu|graphics|card|nvidia|geforce|device|tesla|instance|vram|\bon (?:a|an|my|the)\b|"
                           r"\b(?:have|got|bought|using|with) (?:a|an|two|dual)\b|"
@@ -165,7 +169,7 @@ def gpu_names(text: str) -> list[str]:
     if _GPU_CONTEXT.search(text):
         names += [_with_prefix(text, m.start(), m.group(1)) for m in _GPU_SHORT.finditer(text)
                   if not any(a <= m.start() < b for a, b in taken)]
-        for m in _GPU_NUMBER.finditer(text):
+        for m in (*_GPU_NUMBER.finditer(text), *_GPU_NUMBER_AFTER_COLON.finditer(text)):
             if any(a <= m.start() < b for a, b in taken):
                 continue
             number = re.sub(r"(\d)S$", r"\1 SUPER", m.group(1))
@@ -271,7 +275,8 @@ def _system(p: Paste, f: Facts, found) -> None:
 
 def _gpus(p: Paste, f: Facts) -> None:
     hits = [*p.scan(_GPU_FAMILY, *_GPU_WORDS), *p.scan(_GPU_SHORT, *_CONTEXT_WORDS),
-            *p.scan(_GPU_NUMBER, *_CONTEXT_WORDS), *p.scan(_NUMBER_FIRST, "rtx", "gtx")]
+            *p.scan(_GPU_NUMBER, *_CONTEXT_WORDS), *p.scan(_GPU_NUMBER_AFTER_COLON, *_CONTEXT_WORDS),
+            *p.scan(_NUMBER_FIRST, "rtx", "gtx")]
     hit_lines = sorted({p.line_no(m.start()) for m in hits})
     hit_lines = [n for n in hit_lines if n not in p.claimed]
     # Once a tool has listed the GPUs, names in prose only add to those GPUs:

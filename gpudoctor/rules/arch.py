@@ -148,7 +148,8 @@ def toolkit_cannot_target(s: Snapshot, m: Matrices) -> Findings:
             if cc is None or cc >= oldest:
                 continue
             yield toolkit_cannot_target.finding(
-                f"nvcc {rt.nvcc or rt.version} ({rt.path}) cannot compile for {gpu_label(g)}",
+                f"nvcc {rt.nvcc or rt.version} {rt.path if rt.path.startswith('(') else f'({rt.path})'} "
+                f"cannot compile for {gpu_label(g)}",
                 subject=f"GPU {g.index}",
                 evidence=[gpu_evidence(g), ev_value("toolkit.sm", ", ".join(targets), "matrices/cuda.toml arch_support"),
                           ev_value("toolkit.version", rt.nvcc or rt.version, rt.source)],
@@ -179,13 +180,29 @@ def older_than_current_builds(s: Snapshot, m: Matrices) -> Findings:
                    f"`gpudoctor install torch --gpu \"{g.name}\"` gives the exact command, and older "
                    "TensorFlow/JAX/CuPy releases have the same floor.")
         else:
-            how = ("No PyTorch build in gpudoctor's data has kernels for it: build from source with "
-                   f"TORCH_CUDA_ARCH_LIST={cc}, or use a newer GPU.")
+            how = "No PyTorch build in gpudoctor's data has kernels for it, " + _newest_cuda_for(m, cc)
         yield older_than_current_builds.finding(
             f"{gpu_label(g)} is older than every current framework build (they start at sm_{floor.major}{floor.minor})",
             subject=f"GPU {g.index}", evidence=[gpu_evidence(g)],
             fix=Fix(how, (f"gpudoctor install torch --gpu \"{g.name}\"",) if last is not None else ()),
         )
+
+
+def _newest_cuda_for(m: Matrices, cc) -> str:
+    """What the CUDA toolkits still do for an old GPU: a program built with a
+    CUDA that cannot compile for it has no code for it, whatever the driver."""
+    rows = [r for r in m.table("cuda", "arch_support")
+            if any(c is not None and c <= cc and c.major == cc.major for c in map(compute_capability, r.sm))]
+    sm = f"sm_{cc.major}{cc.minor}"
+    if not rows:
+        oldest = m.table("cuda", "arch_support")[0]  # the table is sorted by cuda_from
+        return (f"and no CUDA toolkit in gpudoctor's data compiles for {sm} (CUDA {oldest.cuda_from} starts at "
+                f"{oldest.sm[0]}; matrices/cuda.toml arch_support): nothing built with CUDA "
+                f"{oldest.cuda_from} or later runs on it, whatever the driver. Use a newer GPU.")
+    newest = rows[-1]
+    return (f"and CUDA {newest.cuda_to or newest.cuda_from} is the newest toolkit that compiles for {sm} "
+            "(matrices/cuda.toml arch_support): a program built with a newer CUDA has no code for it, whatever the "
+            "driver. Only software built with that toolkit or an older one runs on it; or use a newer GPU.")
 
 
 @rule("GD307", "image-drops-gpu", "arch-dropped", Severity.ERROR,
