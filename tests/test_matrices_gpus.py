@@ -301,6 +301,16 @@ def test_quadro_and_ada_rtx_6000_are_told_apart() -> None:
     assert {"Quadro RTX 6000", "RTX 6000 Ada"} <= {g.name for g in M.gpu_candidates("rtx 6000")}
 
 
+@pytest.mark.parametrize(("name", "row", "cc"), [
+    ("Quadro 4000", None, "2.0"), ("NVIDIA Quadro 6000", None, "2.0"), ("Quadro RTX 4000", "Quadro RTX 4000", "7.5"),
+    ("quadro rtx6000", "Quadro RTX 6000", "7.5")])
+def test_a_fermi_quadro_never_becomes_the_quadro_rtx_of_its_number(name: str, row: str | None, cc: str) -> None:
+    # NVIDIA reused the numbers: Quadro 4000/5000/6000 (GF100, 2.0) and Quadro RTX 4000/5000/6000 (Turing).
+    found = M.gpu(name)
+    assert (found.name if found else None) == row
+    assert (found.compute_capability if found else M.gpu_family(name).compute_capability) == cc
+
+
 @pytest.mark.parametrize("name", ["", "   ", "---"])
 def test_empty_names_match_nothing(name: str) -> None:
     assert M.gpu(name) is None and M.gpu_candidates(name) == []

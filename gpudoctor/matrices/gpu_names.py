@@ -27,8 +27,11 @@ VARIANT = {"ti", "super", "d", "a"}
 # number: a Max-Q name takes only a Max-Q row, and a Max-Q row answers only a Max-Q name.
 MAX_Q = "q"
 # NVIDIA's driver names the Turing laptop part "Quadro T1000" and the desktop card "NVIDIA T1000":
-# a name that says Quadro never takes a row that does not.
+# a name that says Quadro never takes a row that does not. And Quadro numbers came back a
+# generation later: "Quadro 4000" (Fermi, 2.0) is not "Quadro RTX 4000" (Turing, 7.5), so a
+# Quadro name takes a Quadro RTX row only if it says RTX.
 QUADRO = "quadro"
+RTX = "rtx"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -74,6 +77,8 @@ def rank(gpus: Sequence[r.GpuModel], words_of_rows: Sequence[tuple[int, list[str
         if MOBILE.intersection(query) - MOBILE.intersection(words) or VARIANT.intersection(query) != VARIANT.intersection(words):
             continue
         if (MAX_Q in query) != (MAX_Q in words) or (QUADRO in query and QUADRO not in words):
+            continue
+        if QUADRO in query and (RTX in words) != (RTX in query):
             continue
         if words == query:
             score = (0, 0)
