@@ -218,6 +218,24 @@ def test_app_banners():
     assert facts(yolo5)["torch.version"] == "1.7.1"
 
 
+# llama.cpp's llama_print_system_info() line, in the shape it prints it (llama.cpp's llama.cpp, 2024).
+LLAMA_SYSTEM_INFO = ("system_info: n_threads = 8 / 16 | AVX = 1 | AVX_VNNI = 0 | AVX2 = 1 | AVX512 = 0 | FMA = 1 | "
+                     "NEON = 0 | ARM_FMA = 0 | F16C = 1 | FP16_VA = 0 | WASM_SIMD = 0 | BLAS = {} | SSE3 = 1 | "
+                     "SSSE3 = 1 | VSX = 0 | MATMUL_INT8 = 0 | ")
+
+
+def test_llama_cpp_blas_0_is_a_build_without_cuda():
+    quoted = read((CORPUS / "llamacpppy-787-blas0-after-update.txt").read_text())
+    assert facts(quoted)["llama-cpp-python.build"] == "cpu"
+    assert facts(read(LLAMA_SYSTEM_INFO.format(0)))["llama.cpp.build"] == "cpu"
+    assert "llama.cpp.build" not in facts(read(LLAMA_SYSTEM_INFO.format(1)))
+    # A Metal build (Apple) has no BLAS either, and does use the GPU.
+    metal = read("ggml_metal_init: found device: Apple M2 Pro\n" + LLAMA_SYSTEM_INFO.format(0))
+    assert "llama.cpp.build" not in facts(metal)
+    # Without llama.cpp's context, "BLAS = 0" is some other tool's.
+    assert not any(k.endswith(".build") for k in facts(read("numpy config: BLAS = 0 | LAPACK = 1")))
+
+
 def test_free_text_lines():
     d = read((SAMPLES / "freetext.txt").read_text())
     got = facts(d)

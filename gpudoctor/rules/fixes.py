@@ -35,4 +35,9 @@ BUILT_AT_INSTALL = {
         ('CMAKE_ARGS="-DGGML_CUDA=on" pip install --force-reinstall --no-cache-dir llama-cpp-python',
          "pip install --force-reinstall llama-cpp-python --extra-index-url https://abetlen.github.io/llama-cpp-python/whl/cu124"),
     ),
+    "llama.cpp": (
+        "llama.cpp builds for the CPU unless CMake turns a GPU backend on (GGML_CUDA; LLAMA_CUBLAS before mid-2024): "
+        "rebuild it with CUDA (needs the CUDA toolkit; source: https://github.com/ggml-org/llama.cpp/blob/master/docs/build.md).",
+        ("cmake -B build -DGGML_CUDA=ON && cmake --build build --config Release",),
+    ),
 }
