@@ -137,6 +137,21 @@ def test_package_lists():
     assert sources(tagged)["torch.version"] == "collect_env line 2"
 
 
+def test_companion_library_builds_from_their_package_names():
+    # DGL: the CPU and CUDA builds share one name; the CUDA wheels from its index carry +cuXXX.
+    cpu_dgl = facts(read((CORPUS / "dgl-5427-cpu-dgl-with-cuda-torch.txt").read_text()))
+    assert cpu_dgl["dgl.build"] == "cpu" and cpu_dgl["dgl.version"] == "1.0.1"
+    cuda_dgl = facts(read("torch==2.1.0+cu118\ndgl==1.1.2+cu118\n"))
+    assert cuda_dgl["dgl.build"] == "cuda" and cuda_dgl["dgl.cuda"] == "11.8"
+    # Beside a CPU torch a plain dgl may be a source build for the GPU: left unknown.
+    assert "dgl.build" not in facts(read("torch==2.1.0\ndgl==1.1.2\n"))
+    named = facts(read("mxnet-cu112==1.9.1\npaddlepaddle-gpu==2.5.1.post117\n"))
+    assert (named["mxnet.build"], named["mxnet.cuda"]) == ("cuda", "11.2")
+    assert (named["paddle.build"], named["paddle.cuda"]) == ("cuda", "11.7")
+    listed = facts(read("Package        Version\n-------------- -------\nmxnet          1.9.1\npaddlepaddle   2.6.1\n"))
+    assert listed["mxnet.build"] == "cpu" and listed["paddle.build"] == "cpu"
+
+
 def test_ds_report():
     d = read((SAMPLES / "ds-report.txt").read_text())
     got = facts(d)
