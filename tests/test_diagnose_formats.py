@@ -150,6 +150,8 @@ def test_companion_library_builds_from_their_package_names():
     assert (named["paddle.build"], named["paddle.cuda"]) == ("cuda", "11.7")
     listed = facts(read("Package        Version\n-------------- -------\nmxnet          1.9.1\npaddlepaddle   2.6.1\n"))
     assert listed["mxnet.build"] == "cpu" and listed["paddle.build"] == "cpu"
+    asked = facts(read((CORPUS / "mxnet-20279-cu112-wheel-missing-cuda-libs.txt").read_text()))
+    assert (asked["mxnet.build"], asked["mxnet.cuda"]) == ("cuda", "11.2")  # from `pip install mxnet-cu112`
 
 
 def test_ds_report():

@@ -159,17 +159,26 @@ _CUDA_NAMED = re.compile(r"(mxnet|dgl)-cu(\d{2,3})(?:mkl)?|(dgl)-cuda(\d{1,2}\.\
 _PIP_LISTINGS = ("pip list", "pip freeze")
 
 
+def cuda_named_build(name: str, version: str | None) -> tuple[str, str | None] | None:
+    """(framework, its CUDA or None) for a package whose name says it is a CUDA build."""
+    m = _CUDA_NAMED.fullmatch(name.lower())
+    if m is None:
+        return None
+    post = re.search(r"\.post(\d{2,3})$", version or "")
+    digits = m.group(2) or (post.group(1) if post else None)
+    return ("paddle" if m.group(5) else m.group(1) or m.group(3),
+            f"{digits[:-1]}.{digits[-1]}" if digits else m.group(4))
+
+
 def _companion_builds(f: Facts) -> None:
     pk = f.packages
     for name, v in pk.items():
-        m = _CUDA_NAMED.fullmatch(name)
-        if m is None:
+        named = cuda_named_build(name, v.value)
+        if named is None:
             continue
-        fw = "paddle" if m.group(5) else m.group(1) or m.group(3)
+        fw, cuda = named
         f.fw(fw, "version", v.value, v.source, v.rank)
         f.fw(fw, "build", "cuda", v.source)
-        digits = m.group(2) or (re.search(r"\.post(\d{2,3})$", v.value) or [None, None])[1]
-        cuda = f"{digits[:-1]}.{digits[-1]}" if digits else m.group(4)
         if cuda:
             f.fw(fw, "cuda", cuda, v.source)
     for name, fw in (("mxnet", "mxnet"), ("dgl", "dgl"), ("paddlepaddle", "paddle")):
