@@ -182,18 +182,18 @@ def _companion_builds(f: Facts) -> None:
         if cuda:
             f.fw(fw, "cuda", cuda, v.source)
     for name, fw in (("mxnet", "mxnet"), ("dgl", "dgl"), ("paddlepaddle", "paddle")):
-        v = pk.get(name)
-        if v is None or f.fw_get(fw, "build") is not None:
+        plain = pk.get(name)
+        if plain is None or f.fw_get(fw, "build") is not None:
             continue
-        f.fw(fw, "version", v.value, v.source, v.rank)
-        local = re.search(r"\+cu(\d{2,3})$", v.value)
+        f.fw(fw, "version", plain.value, plain.source, plain.rank)
+        local = re.search(r"\+cu(\d{2,3})$", plain.value)
         if local:
-            f.fw(fw, "build", "cuda", v.source)
-            f.fw(fw, "cuda", f"{local.group(1)[:-1]}.{local.group(1)[-1]}", v.source)
-        elif v.source.startswith(_PIP_LISTINGS) and (fw != "dgl" or _cuda_torch(f)):
+            f.fw(fw, "build", "cuda", plain.source)
+            f.fw(fw, "cuda", f"{local.group(1)[:-1]}.{local.group(1)[-1]}", plain.source)
+        elif plain.source.startswith(_PIP_LISTINGS) and (fw != "dgl" or _cuda_torch(f)):
             # A source build also shows the plain version: for DGL only beside a CUDA torch, the
             # pairing its maintainers meet (a CPU DGL pulled in next to a CUDA torch).
-            f.fw(fw, "build", "cpu", v.source, v.rank)
+            f.fw(fw, "build", "cpu", plain.source, plain.rank)
 
 
 def _cuda_torch(f: Facts) -> bool:
