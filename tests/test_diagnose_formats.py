@@ -137,6 +137,23 @@ def test_package_lists():
     assert sources(tagged)["torch.version"] == "collect_env line 2"
 
 
+def test_companion_library_builds_from_their_package_names():
+    # DGL: the CPU and CUDA builds share one name; the CUDA wheels from its index carry +cuXXX.
+    cpu_dgl = facts(read((CORPUS / "dgl-5427-cpu-dgl-with-cuda-torch.txt").read_text()))
+    assert cpu_dgl["dgl.build"] == "cpu" and cpu_dgl["dgl.version"] == "1.0.1"
+    cuda_dgl = facts(read("torch==2.1.0+cu118\ndgl==1.1.2+cu118\n"))
+    assert cuda_dgl["dgl.build"] == "cuda" and cuda_dgl["dgl.cuda"] == "11.8"
+    # Beside a CPU torch a plain dgl may be a source build for the GPU: left unknown.
+    assert "dgl.build" not in facts(read("torch==2.1.0\ndgl==1.1.2\n"))
+    named = facts(read("mxnet-cu112==1.9.1\npaddlepaddle-gpu==2.5.1.post117\n"))
+    assert (named["mxnet.build"], named["mxnet.cuda"]) == ("cuda", "11.2")
+    assert (named["paddle.build"], named["paddle.cuda"]) == ("cuda", "11.7")
+    listed = facts(read("Package        Version\n-------------- -------\nmxnet          1.9.1\npaddlepaddle   2.6.1\n"))
+    assert listed["mxnet.build"] == "cpu" and listed["paddle.build"] == "cpu"
+    asked = facts(read((CORPUS / "mxnet-20279-cu112-wheel-missing-cuda-libs.txt").read_text()))
+    assert (asked["mxnet.build"], asked["mxnet.cuda"]) == ("cuda", "11.2")  # from `pip install mxnet-cu112`
+
+
 def test_ds_report():
     d = read((SAMPLES / "ds-report.txt").read_text())
     got = facts(d)
@@ -216,6 +233,24 @@ def test_app_banners():
     assert facts(ultra)["torch.version"] == "2.1.1+cu121" and facts(ultra)["system.os"] == "windows"
     yolo5 = read((CORPUS / "yolov5-2389-driver-435.txt").read_text())
     assert facts(yolo5)["torch.version"] == "1.7.1"
+
+
+# llama.cpp's llama_print_system_info() line, in the shape it prints it (llama.cpp's llama.cpp, 2024).
+LLAMA_SYSTEM_INFO = ("system_info: n_threads = 8 / 16 | AVX = 1 | AVX_VNNI = 0 | AVX2 = 1 | AVX512 = 0 | FMA = 1 | "
+                     "NEON = 0 | ARM_FMA = 0 | F16C = 1 | FP16_VA = 0 | WASM_SIMD = 0 | BLAS = {} | SSE3 = 1 | "
+                     "SSSE3 = 1 | VSX = 0 | MATMUL_INT8 = 0 | ")
+
+
+def test_llama_cpp_blas_0_is_a_build_without_cuda():
+    quoted = read((CORPUS / "llamacpppy-787-blas0-after-update.txt").read_text())
+    assert facts(quoted)["llama-cpp-python.build"] == "cpu"
+    assert facts(read(LLAMA_SYSTEM_INFO.format(0)))["llama.cpp.build"] == "cpu"
+    assert "llama.cpp.build" not in facts(read(LLAMA_SYSTEM_INFO.format(1)))
+    # A Metal build (Apple) has no BLAS either, and does use the GPU.
+    metal = read("ggml_metal_init: found device: Apple M2 Pro\n" + LLAMA_SYSTEM_INFO.format(0))
+    assert "llama.cpp.build" not in facts(metal)
+    # Without llama.cpp's context, "BLAS = 0" is some other tool's.
+    assert not any(k.endswith(".build") for k in facts(read("numpy config: BLAS = 0 | LAPACK = 1")))
 
 
 def test_free_text_lines():

@@ -201,6 +201,9 @@ MESSAGES = {
                              "command to get more information: python -m bitsandbytes",
     "bnb-no-gpu-support": "UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit "
                           "optimizers, 8-bit multiplication, and GPU quantization are unavailable.",
+    "dgl-cuda-device-api-missing": "dgl._ffi.base.DGLError: [14:00:04] /opt/dgl/src/runtime/c_runtime_api.cc:82: "
+                                   "Check failed: allow_missing: Device API cuda is not enabled. Please install the "
+                                   "cuda version of dgl.",
     "flash-attn-undefined-symbol": "`flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined",
     "xformers-built-for-cpu-torch": "    PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)",
     "xformers-built-for": "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:",

@@ -1,7 +1,8 @@
 """Startup banners of popular applications: ComfyUI (its log lines and the
 "System Information" block of its error reports), Ultralytics / YOLOv5
-(the one-line device banner and the `yolo checks` table) and PaddlePaddle's
-device notice (`paddle.utils.run_check()` and every GPU start)."""
+(the one-line device banner and the `yolo checks` table), PaddlePaddle's
+device notice (`paddle.utils.run_check()` and every GPU start) and llama.cpp's
+system_info line."""
 
 from __future__ import annotations
 
@@ -30,12 +31,32 @@ _PADDLE_DEVICE = re.compile(r"device: (\d{1,2}), GPU Compute Capability: (\d{1,2
                             r"(\d{1,2}\.\d), Runtime API Version: (\d{1,2}\.\d)")
 _PADDLE_CUDNN = re.compile(r"device: \d{1,2}, cuDNN Version: (\d{1,2}\.\d{1,2})")
 _CHECKS = re.compile(r"^(OS|Python|CUDA)[ \t]{4,40}(\S[^\n]{0,100})$", re.M)
+# llama.cpp's system_info ("AVX = 1 | ... | BLAS = 0 | ..."), as printed or as people quote it ("BLAS=0"):
+# ggml_cpu_has_blas() is 1 when ggml was built with any matrix backend (Accelerate, OpenBLAS, CUDA,
+# Vulkan, CLBlast, SYCL), so 0 means the build has no CUDA backend. Metal is not among them: a Mac's
+# Metal build also prints 0.
+_LLAMA_BLAS = re.compile(r"\bBLAS ?= ?0\b")
+_LLAMA = re.compile(r"llama[._-]?cpp|system_info:|\bllama_model_load", re.I)
+_APPLE = re.compile(r"\b(?:metal|macos|mac os|darwin|apple)\b", re.I)
 
 
 def parse(p: Paste, f: Facts) -> None:
     _comfyui(p, f)
     _ultralytics(p, f)
     _paddle(p, f)
+    _llamacpp(p, f)
+
+
+def _llamacpp(p: Paste, f: Facts) -> None:
+    if not _LLAMA.search(p.text) or _APPLE.search(p.text):
+        return
+    for m in p.scan(_LLAMA_BLAS, "blas"):
+        src = p.where("llama.cpp system_info", m.start())
+        f.saw("llama.cpp system_info")
+        # The Python binding compiles llama.cpp at pip install time: its rebuild is another command.
+        binding = "llama-cpp-python" if re.search(r"llama[-_]cpp[-_]python|\bllama_cpp\b", p.text, re.I) else "llama.cpp"
+        f.fw(binding, "build", "cpu", src)
+        return
 
 
 def _paddle(p: Paste, f: Facts) -> None:

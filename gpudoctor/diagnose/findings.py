@@ -15,6 +15,7 @@ from gpudoctor.compat import parse_arch_list
 from gpudoctor.diagnose import Diagnosis
 from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.diagnose.collect import Read, source_line
+from gpudoctor.diagnose.freetext import _CUDA as STATED_CUDA
 from gpudoctor.doctor import Report, judge, verdicts
 from gpudoctor.findings import CATEGORIES, Evidence, Finding, Fix, Outcome, RuleResult, Severity, sort_findings
 from gpudoctor.matrices import Matrices
@@ -94,7 +95,10 @@ def _library_not_loaded_category(text: str, frameworks: tuple[str, ...], s: Snap
     a framework built for another CUDA. Nothing installed shown: the message alone
     (None, the entry's category)."""
     want = _cuda_it_wants(text, frameworks, s)
-    have = [v for v in (parse_numeric(rt.version or "") for rt in s.cuda_runtimes or ()) if v]
+    # A CUDA stated on the failing line itself is that machine's ("libnvrtc.so.11.2: cannot open
+    # shared object file (in server with cuda 11.1)"), where the paste elsewhere names several.
+    have = [v for v in (parse_numeric(m.group(2)) for m in STATED_CUDA.finditer(text)) if v]
+    have = have or [v for v in (parse_numeric(rt.version or "") for rt in s.cuda_runtimes or ()) if v]
     if want is None or not have:
         return None
     if any(v[0] == want[0] and (want[1] is None or (len(v) > 1 and v[1] == want[1])) for v in have):

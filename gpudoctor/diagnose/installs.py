@@ -11,6 +11,7 @@ import re
 import shlex
 
 from gpudoctor.diagnose.collect import STATED, Facts
+from gpudoctor.diagnose.packages import cuda_named_build
 from gpudoctor.diagnose.paste import Paste
 from gpudoctor.lint.model import Source
 from gpudoctor.lint.readers_pip import add_args
@@ -32,6 +33,7 @@ def parse(p: Paste, f: Facts) -> None:
         source = Source("paste", "requirements")
         add_args(source, [(t, 1) for t in tokens])
         _llama_cpp(p, f, source, m.start(1))
+        _cuda_named(p, f, source, m.start(1))
         torch = source.find("torch")
         if torch is None:
             continue
@@ -82,3 +84,19 @@ def _llama_cpp(p: Paste, f: Facts, source: Source, at: int) -> None:
     elif not source.indexes and not _CMAKE_BACKEND.search(p.text) and f.get("system.os") != "darwin":
         # (On macOS the same command builds the Metal backend: the README's default there.)
         f.fw("llama-cpp-python", "build", "cpu", src, STATED)
+
+
+def _cuda_named(p: Paste, f: Facts, source: Source, at: int) -> None:
+    """`pip install mxnet-cu112`, `pip install paddlepaddle-gpu==2.5.1.post117`: the name asked for a CUDA build."""
+    for req in source.reqs:
+        exact = re.fullmatch(r"===?([\w.+!-]{1,60})", req.spec or "")
+        named = cuda_named_build(req.name, exact.group(1) if exact else None)
+        if named is None or req.url:
+            continue
+        fw, cuda = named
+        src = p.where("install command", at, claim=False)
+        f.fw(fw, "build", "cuda", src, STATED)
+        if cuda:
+            f.fw(fw, "cuda", cuda, src, STATED)
+        if exact:
+            f.fw(fw, "version", exact.group(1), src, STATED)

@@ -28,13 +28,14 @@ _CHECKS = re.compile(r"^(torch|torchvision)[ \t]{1,40}\S{1,3}[ \t]{0,4}(\d[\w.+]
 _INTERESTING = re.compile(r"^(torch|torchvision|torchaudio|pytorch|pytorch-cuda|pytorch-triton|triton|tensorflow.*|"
                           r"tf-nightly.*|jax|jaxlib|jax-cuda\d+-(plugin|pjrt)|cupy.*|nvidia-.*|cudatoolkit|cudnn|nccl|"
                           r"cuda-version|cuda-cudart|cuda-runtime|cuda-nvcc|deepspeed|xformers|flash-attn|"
-                          r"bitsandbytes|python|ultralytics|vllm)$", re.I)
+                          r"bitsandbytes|python|ultralytics|vllm|"
+                          r"mxnet(-cu\d+(mkl)?)?|dgl(-cu\d+|-cuda[\d.]+)?|paddlepaddle(-gpu)?)$", re.I)
 
 
 # Each interesting name contains one of these: the filter for the column lines.
 _COLUMN_WORDS = ("torch", "tensorflow", "tf-nightly", "jax", "cupy", "nvidia-", "cudatoolkit", "cudnn", "nccl",
                  "cuda-", "deepspeed", "xformers", "flash-attn", "bitsandbytes", "python", "ultralytics", "vllm",
-                 "triton")
+                 "triton", "mxnet", "dgl", "paddlepaddle")
 
 
 def parse(p: Paste, f: Facts) -> None:
@@ -144,8 +145,59 @@ def interpret(f: Facts) -> None:
         # jaxlib carries CUDA either in its version ("+cuda12.cudnn89", Google's index, before the
         # plugins) or beside it as jax-cuda12-plugin/pjrt; PyPI's plain jaxlib is the CPU build.
         f.fw("jax", "build", "cpu", jaxlib.source, jaxlib.rank)
+    _companion_builds(f)
     if "python" in pk:
         f.put("system.python", pk["python"].value, pk["python"].source)
+
+
+# Libraries whose CUDA build has another package name or a local version, while the plain name from
+# PyPI is the CPU build: "mxnet-cu112" vs "mxnet" (https://mxnet.apache.org/versions/1.9.1/get_started),
+# "paddlepaddle-gpu" (its CUDA in ".post117") vs "paddlepaddle" (https://www.paddlepaddle.org.cn/install/quick),
+# "dgl-cu113" before 1.0, then "dgl 1.1.2+cu118" from DGL's own wheel index vs plain "dgl" (DGL: the CPU and
+# CUDA builds share one name from 0.3 on; https://www.dgl.ai/pages/start.html).
+_CUDA_NAMED = re.compile(r"(mxnet|dgl)-cu(\d{2,3})(?:mkl)?|(dgl)-cuda(\d{1,2}\.\d)|(paddlepaddle)-gpu")
+_PIP_LISTINGS = ("pip list", "pip freeze")
+
+
+def cuda_named_build(name: str, version: str | None) -> tuple[str, str | None] | None:
+    """(framework, its CUDA or None) for a package whose name says it is a CUDA build."""
+    m = _CUDA_NAMED.fullmatch(name.lower())
+    if m is None:
+        return None
+    post = re.search(r"\.post(\d{2,3})$", version or "")
+    digits = m.group(2) or (post.group(1) if post else None)
+    return ("paddle" if m.group(5) else m.group(1) or m.group(3),
+            f"{digits[:-1]}.{digits[-1]}" if digits else m.group(4))
+
+
+def _companion_builds(f: Facts) -> None:
+    pk = f.packages
+    for name, v in pk.items():
+        named = cuda_named_build(name, v.value)
+        if named is None:
+            continue
+        fw, cuda = named
+        f.fw(fw, "version", v.value, v.source, v.rank)
+        f.fw(fw, "build", "cuda", v.source)
+        if cuda:
+            f.fw(fw, "cuda", cuda, v.source)
+    for name, fw in (("mxnet", "mxnet"), ("dgl", "dgl"), ("paddlepaddle", "paddle")):
+        plain = pk.get(name)
+        if plain is None or f.fw_get(fw, "build") is not None:
+            continue
+        f.fw(fw, "version", plain.value, plain.source, plain.rank)
+        local = re.search(r"\+cu(\d{2,3})$", plain.value)
+        if local:
+            f.fw(fw, "build", "cuda", plain.source)
+            f.fw(fw, "cuda", f"{local.group(1)[:-1]}.{local.group(1)[-1]}", plain.source)
+        elif plain.source.startswith(_PIP_LISTINGS) and (fw != "dgl" or _cuda_torch(f)):
+            # A source build also shows the plain version: for DGL only beside a CUDA torch, the
+            # pairing its maintainers meet (a CPU DGL pulled in next to a CUDA torch).
+            f.fw(fw, "build", "cpu", plain.source, plain.rank)
+
+
+def _cuda_torch(f: Facts) -> bool:
+    return f.fw_get("torch", "build") == "cuda" or bool(re.search(r"\+cu\d", str(f.fw_get("torch", "version") or "")))
 
 
 def _framework(f: Facts, name: str, v: Value) -> None:

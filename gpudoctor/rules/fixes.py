@@ -17,9 +17,10 @@ def reinstall_fix(s: Snapshot, m: Matrices, fw: Framework, why: str) -> Fix:
     fix = fix_for_snapshot(s, m, fw.name, why)
     if fix is not None:
         return fix
-    if fw.name in BUILT_AT_INSTALL:
-        text, commands = BUILT_AT_INSTALL[fw.name]
-        return Fix(f"{why} {text}", commands)
+    for recipes in (BUILT_AT_INSTALL, CUDA_PACKAGE):
+        if fw.name in recipes:
+            text, commands = recipes[fw.name]
+            return Fix(f"{why} {text}", commands)
     return Fix(f"{why} `gpudoctor install {fw.name}` prints the exact command for this machine.",
                (f"gpudoctor install {fw.name}",))
 
@@ -34,5 +35,32 @@ BUILT_AT_INSTALL = {
         "the project's index (cu121 to cu125; source: https://github.com/abetlen/llama-cpp-python#installation).",
         ('CMAKE_ARGS="-DGGML_CUDA=on" pip install --force-reinstall --no-cache-dir llama-cpp-python',
          "pip install --force-reinstall llama-cpp-python --extra-index-url https://abetlen.github.io/llama-cpp-python/whl/cu124"),
+    ),
+    "llama.cpp": (
+        "llama.cpp builds for the CPU unless CMake turns a GPU backend on (GGML_CUDA; LLAMA_CUBLAS before mid-2024): "
+        "rebuild it with CUDA (needs the CUDA toolkit; source: https://github.com/ggml-org/llama.cpp/blob/master/docs/build.md).",
+        ("cmake -B build -DGGML_CUDA=ON && cmake --build build --config Release",),
+    ),
+}
+
+
+# Libraries the install engine does not plan whose CUDA build is another package
+# or comes from the project's own index; each recipe is the project's install page's.
+CUDA_PACKAGE = {
+    "dgl": (
+        "DGL's CUDA builds come from its own wheel index, one per torch and CUDA release (the version then "
+        "carries +cuXXX); plain `pip install dgl` is the CPU build (source: https://www.dgl.ai/pages/start.html).",
+        ("pip uninstall -y dgl", "pip install dgl -f https://data.dgl.ai/wheels/torch-2.3/cu121/repo.html"),
+    ),
+    "mxnet": (
+        "MXNet's CUDA builds are the packages named for their CUDA, mxnet-cuXXX; plain mxnet is the CPU build "
+        "(source: https://mxnet.apache.org/versions/1.9.1/get_started).",
+        ("pip uninstall -y mxnet", "pip install mxnet-cu112"),
+    ),
+    "paddle": (
+        "Paddle's CUDA build is the paddlepaddle-gpu package, for the CUDA its index names; plain paddlepaddle "
+        "is the CPU build (source: https://www.paddlepaddle.org.cn/install/quick).",
+        ("pip uninstall -y paddlepaddle", "python -m pip install paddlepaddle-gpu -i "
+         "https://www.paddlepaddle.org.cn/packages/stable/cu118/"),
     ),
 }
