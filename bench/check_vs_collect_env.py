@@ -8,13 +8,15 @@ slower than collect_env).
     python bench/check_vs_collect_env.py --python /path/to/venv-with-torch/bin/python
 
 Measure an installed gpudoctor (`pip install .` in its own venv, run from outside
-the checkout), as users run it: an editable install adds its import hook, and
+the checkout), as users run it: its `gpudoctor` console script, found next to the
+interpreter that runs this script. An editable install adds its import hook, and
 PYTHONDONTWRITEBYTECODE=1 makes every run compile the sources again.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -49,7 +51,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=7)
     args = ap.parse_args()
 
-    gd = [sys.executable, "-m", "gpudoctor"]
+    # The console script, as users run it (`python -m` adds runpy's imports); -m without one.
+    script = os.path.join(os.path.dirname(sys.executable), "gpudoctor")
+    gd = [script] if os.access(script, os.X_OK) else [sys.executable, "-m", "gpudoctor"]
     cases = {
         "collect_env": [args.python, "-m", "torch.utils.collect_env"],
         "check --json": gd + ["check", "--json", "--python", args.python],

@@ -1,4 +1,5 @@
-"""`@frozen`: a frozen dataclass, built without compiling any source text.
+"""`@frozen`: a frozen dataclass, built without compiling any source text
+(and `@mutable`, a plain one built the same way).
 
 For every frozen class, dataclasses compiles six methods from source text
 (__init__, __repr__, __eq__, __hash__, __setattr__, __delattr__): 0.3 to 0.5 ms
@@ -33,6 +34,17 @@ else:
 def frozen(cls: type[T]) -> type[T]:
     """As @dataclass(frozen=True): a method the class defines itself is kept,
     and a field hashes when it compares unless its hash= says otherwise."""
+    return _build(cls, frozen=True)
+
+
+@dataclass_transform()
+def mutable(cls: type[T]) -> type[T]:
+    """As @dataclass: fields may be assigned, and instances compare by their
+    fields and so do not hash (unless the class defines __hash__ itself)."""
+    return _build(cls, frozen=False)
+
+
+def _build(cls: type[T], frozen: bool) -> type[T]:
     body = dict(cls.__dict__)
     own_hash = body.get("__hash__", dataclasses.MISSING)
     explicit_hash = not (own_hash is dataclasses.MISSING or (own_hash is None and "__eq__" in body))
@@ -41,19 +53,22 @@ def frozen(cls: type[T]) -> type[T]:
     # their work, and every @frozen base is itself built this way).
     cls = dataclasses.dataclass(init=False, repr=False, eq=False)(cls)
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-    methods = {
+    methods: dict[str, Any] = {
         "__init__": _init(fields, getattr(cls, "__post_init__", None) is not None),
-        "__setattr__": _setattr(cls, frozenset(f.name for f in fields)),
-        "__delattr__": _delattr(cls, frozenset(f.name for f in fields)),
         "__repr__": _repr([f.name for f in fields if f.repr]),
         "__eq__": _eq(_values([f.name for f in fields if f.compare])),
-        "__hash__": _hash(_values([f.name for f in fields if (f.compare if f.hash is None else f.hash)])),
     }
+    if frozen:
+        methods["__setattr__"] = _setattr(cls, frozenset(f.name for f in fields))
+        methods["__delattr__"] = _delattr(cls, frozenset(f.name for f in fields))
+        methods["__hash__"] = _hash(_values([f.name for f in fields if (f.compare if f.hash is None else f.hash)]))
     for name, method in methods.items():
         if name in body and not (name == "__hash__" and not explicit_hash):
             continue
         method.__qualname__ = f"{cls.__qualname__}.{name}"
         setattr(cls, name, method)
+    if not frozen and not explicit_hash:
+        cls.__hash__ = None  # type: ignore[assignment]  # as dataclasses does for eq without frozen
     return cls
 
 

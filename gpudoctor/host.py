@@ -12,11 +12,11 @@ import os
 import sys
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, BinaryIO, Protocol
 
 from gpudoctor.child import MAX_OUTPUT_BYTES, Capture, kill_running_commands, run_child
-from gpudoctor.frozen import frozen
+from gpudoctor.frozen import frozen, mutable
 
 # A read of a file we only need the head of (version files, /proc entries).
 DEFAULT_READ_LIMIT = 1 << 20
@@ -188,7 +188,7 @@ class RealNvml:
         return value.decode(errors="replace") if isinstance(value, bytes) else value
 
 
-@dataclass
+@mutable
 class RealHost:
     """The machine gpudoctor runs on."""
 

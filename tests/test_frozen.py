@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gpudoctor
-from gpudoctor.frozen import frozen
+from gpudoctor.frozen import frozen, mutable
 
 
 def _frozen_classes() -> list[type]:
@@ -24,7 +24,7 @@ def _frozen_classes() -> list[type]:
         module = importlib.import_module(info.name)
         for value in vars(module).values():
             if (isinstance(value, type) and dataclasses.is_dataclass(value)
-                    and getattr(value.__eq__, "__module__", "") == "gpudoctor.frozen"):
+                    and getattr(value.__setattr__, "__module__", "") == "gpudoctor.frozen"):  # @frozen, not @mutable
                 found[f"{value.__module__}.{value.__qualname__}"] = value
     return [found[k] for k in sorted(found)]
 
@@ -216,3 +216,23 @@ def test_every_dataclass_has_its_own_docstring():
     missing = [f"{c.__module__}.{c.__qualname__}" for c in classes
                if not c.__dict__.get("__doc__") or c.__dict__["__doc__"].startswith(c.__name__ + "(")]
     assert missing == []
+
+
+def test_a_mutable_class_is_what_dataclass_builds():
+    def body():
+        return {"__annotations__": {"a": int, "b": list}, "b": dataclasses.field(default_factory=list),
+                "__doc__": "x"}
+
+    ours = mutable(type("Plain", (), body()))
+    twin = dataclasses.dataclass(type("Plain", (), body()))
+    for args in ((1,), (1, [2])):
+        got, expected = ours(*args), twin(*args)
+        assert (got.a, got.b) == (expected.a, expected.b) and repr(got) == repr(expected)
+    obj = ours(1)
+    obj.a = 5  # fields may be assigned
+    assert obj == ours(5) and obj != ours(6) and obj.__eq__(twin(5)) is NotImplemented
+    assert ours.__hash__ is None and twin.__hash__ is None
+    with pytest.raises(TypeError):
+        hash(obj)
+    with pytest.raises(TypeError):
+        ours()

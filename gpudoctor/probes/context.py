@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, TypeVar
 
+from gpudoctor.frozen import mutable
 from gpudoctor.host import Host, NvmlError, NvmlPort
 from gpudoctor.probes.target import TargetInfo
 
 T = TypeVar("T")
 
 
-@dataclass
+@mutable
 class Context:
     """State shared by the probes of one collect() run."""
 

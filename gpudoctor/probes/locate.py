@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
 
-from gpudoctor.frozen import frozen
+from gpudoctor.frozen import frozen, mutable
 from gpudoctor.host import Host
 from gpudoctor.probes.context import Context
 
@@ -209,7 +208,7 @@ def wrapper_target(host: Host, path: str, tool: str) -> str | None:
     return m.group(1).decode("utf-8", "replace") if m else None
 
 
-@dataclass
+@mutable
 class Entry:
     """One installation of a library, while the probes are still finding it."""
 
