@@ -235,3 +235,15 @@ def test_rminitadapter_failed_defers_to_the_cause_before_it(before, categories):
     paste = before + "[   23.991672] NVRM: GPU 0000:07:00.0: RmInitAdapter failed! (0x61:0x56:1770)\n"
     report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
     assert [f.category for f in report.findings if f.code == "GD850"] == categories
+
+
+@pytest.mark.parametrize(("context", "severity", "category"), [
+    ("", "warning", "container-no-gpu"),  # nothing says a container hid it: CUDA_VISIBLE_DEVICES is as likely
+    ("$ docker run -it pytorch/pytorch python train.py\n", "error", "container-no-gpu"),
+    ("Linux host 5.15.153.1-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux\n", "error", "wsl"),
+])
+def test_no_visible_device_is_an_error_only_behind_a_container_or_wsl(context, severity, category):
+    m = load_matrices(overlay=None)
+    d = read_paste(context + "RuntimeError: No CUDA GPUs are available\n", matrices=m, debug=True)
+    (found,) = [f for f in diagnose_report(d, m, debug=True).findings if f.code == "GD809"]
+    assert (found.severity.value, found.category) == (severity, category)

@@ -53,6 +53,10 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
         other = _framework_with_another_cudnn_major(sig.text, d.snapshot) if entry.code == "GD805" else None
         if other is not None and category != "cudnn-version-mismatch":
             category = "library-conflict"
+        if entry.code == NO_DEVICE and (category or rule.category) == rule.category and not _behind_a_boundary(d.snapshot):
+            # No device visible, and nothing says a container or a batch job hid it: most often
+            # CUDA_VISIBLE_DEVICES names no GPU (the catalogue's first cause), so not an error yet.
+            severity = Severity.WARNING
         if category == "arch-in-range":
             # PyTorch warns for any capability above its highest, but a cubin serves every
             # later minor of its major: GB10 (12.1) runs the sm_120 kernels.
@@ -232,6 +236,12 @@ FELL_BACK_TO_CPU = "GD850"
 
 # Codes whose message says "no driver / no device / no libcuda".
 NO_GPU_CODES = {"GD803", "GD809", "GD813"}
+NO_DEVICE = "GD809"  # "no CUDA-capable device is detected", "No CUDA GPUs are available"
+
+
+def _behind_a_boundary(s: Snapshot) -> bool:
+    """Whether the paste shows the program ran inside a container or WSL."""
+    return bool(s.system.wsl.value) or (s.system.container.known and s.system.container.value != "none")
 
 
 def _arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> str:
