@@ -498,6 +498,9 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("driver-insufficient", "cuda.bindings.driver.CUresult.CUDA_ERROR_INSUFFICIENT_DRIVER"),
     ("container-no-gpu-runtime",
      'Error response from daemon: could not select device driver "nvidia" with capabilities: [[gpu]]'),
+    ("nvml-mismatch", "pynvml.NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version mismatch."),
+    ("nvml-mismatch", "tensorpack.utils.nvml.NvmlException: NVML_ERROR_LIB_RM_VERSION_MISMATCH"),
+    ("nvml-mismatch", "I was only getting a message that my CUDA driver was mismatched with my library."),
 ])
 def test_wording_variants_match(entry, message):
     matches = match_text(message)
