@@ -35,6 +35,9 @@ def test_versions_inside_one_sentence():
     ("torch 2.1 and CUDA 12.1 toolkit", "2.1", None),  # "and" does not tie the toolkit to the build
     ("- Windows 10\n- 2.8.0+cu128\n", "2.8.0+cu128", "12.8"),  # PyTorch's wheel tag on a line of its own
     ("Version: 2.1.0+cpu", "2.1.0+cpu", None),
+    # the tag quoted as copied from an app's System Info or a print of torch.__version__
+    ('in the "System Info" section it says "2.0.0+cpu Autocast half"', "2.0.0+cpu", None),
+    ("it prints `2.1.0+cu121` for the version", "2.1.0+cu121", "12.1"),
 ])
 def test_torch_forms(text, version, cuda):
     t = torch_of(snap(text))
@@ -45,6 +48,7 @@ def test_torch_forms(text, version, cuda):
 @pytest.mark.parametrize("text", [
     "torchvision 0.23.0+cu128",  # another package's version, named on its line
     "I upgraded to 2.8.0+cu128 yesterday",  # inside a sentence nothing says which package
+    'intel_extension_for_pytorch is "2.1.0+cpu"',  # Intel's extension carries the tag too
 ])
 def test_a_bare_wheel_tag_needs_a_line_of_its_own(text):
     assert not any(fw.name == "torch" for fw in snap(text).frameworks or ())

@@ -39,6 +39,11 @@ _TORCH_WITH_CUDA = re.compile(r"\b(?:torch|pytorch)[^\n]{0,24}?\d\.\d{1,2}(?:\.\
 # the same version and tag (a bare line may be either, with the same CUDA); torchvision's are 0.x.
 _BARE_TORCH = re.compile(r"^[ \t]{0,4}(?:[-*•][ \t]{1,2})?(?:(?:torch[ \t]{1,2})?version[ \t]{0,2}[:=]?[ \t]{0,2})?"
                          r"([12]\.\d{1,2}\.\d{1,2}\+(?:cu\d{2,3}|cpu))[ \t]*$", re.I | re.M)
+# The same tag quoted inside a sentence, as a person copies an app's "System Info" or a print of
+# torch.__version__: 'it says "2.0.0+cpu Autocast half"', 'shows `2.1.0+cu121`'. Intel's extension
+# (intel_extension_for_pytorch 2.1.0+cpu) carries the tag too: a line naming it is not torch's.
+_QUOTED_TORCH = re.compile(r"[\"'`\u201c]([12]\.\d{1,2}\.\d{1,2}\+(?:cu\d{2,3}|cpu))(?![\w.+])", re.I)
+_NOT_TORCH_TAG = re.compile(r"intel|ipex|xpu", re.I)
 _TORCH_CUDA = re.compile(r"CUDA[ \t]{0,2}\(via torch\)[ \t]{0,2}:?[ \t]{0,2}(\d{1,2}\.\d)", re.I)
 _TF = re.compile(r"\b(?:tensorflow|tf)(?:-gpu|\[and-cuda\])?" + _SEP + r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?!\w)(?!\.\d)", re.I)
 _JAX = re.compile(r"\b(jax|jaxlib)(?:\[[\w,-]{1,20}\])?" + _SEP + r"(0\.\d{1,2}\.\d{1,3}(?:\+cuda[\w.]{1,20})?)(?![\w.])",
@@ -216,6 +221,9 @@ def _frameworks(found, f: Facts) -> None:
         f.fw("torch", "version", m.group(1), src, STATED)
     for m, src in found(_BARE_TORCH, "+cu", "+cpu"):
         f.fw("torch", "version", m.group(1), src, STATED)
+    for m, src in found(_QUOTED_TORCH, "+cu", "+cpu"):
+        if not _NOT_TORCH_TAG.search(m.string, m.string.rfind("\n", 0, m.start()) + 1, m.end()):
+            f.fw("torch", "version", m.group(1), src, STATED)
     for m, src in found(_TORCH_WITH_CUDA, "torch"):
         cuda = m.group(1) or f"{m.group(2)}.{m.group(3)}"
         f.fw("torch", "cuda", cuda, src, STATED)
