@@ -38,6 +38,8 @@ MESSAGES = {
     "no-driver-torch": "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU",
     "nvidia-smi-no-driver": "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
     "nvml-mismatch": "Failed to initialize NVML: Driver/library version mismatch",
+    "a1111-torch-cuda-test-failed": "RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to "
+                                    "COMMANDLINE_ARGS variable to disable this check",
     "libcuda-missing": "OSError: libcuda.so: cannot open shared object file: No such file or directory",
     "cuda-unknown-error": "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly "
                           "set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start.",

@@ -324,7 +324,8 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
 # Messages that say "CUDA is unavailable to this program" and no more.
 CPU_FALLBACK_MESSAGES = {"cuda-not-available", "whisper-fp16-on-cpu", "torch-deserialize-cuda", "yolo-cuda-unavailable",
                          "lightning-gpus-requested-none-available", "jax-no-gpu-fallback", "rvc-no-nvidia-gpu-found",
-                         "torch-half-op-on-cpu", "torch-autocast-cuda-unavailable", "gpu-not-detected-statement"}
+                         "torch-half-op-on-cpu", "torch-autocast-cuda-unavailable", "gpu-not-detected-statement",
+                         "a1111-torch-cuda-test-failed"}
 # Categories of a finding that already says why CUDA is unavailable.
 _EXPLAINS = CATEGORIES - {"precision-unsupported", "smoke-failure", "performance", "info", "policy"}
 
