@@ -184,6 +184,7 @@ MESSAGES = {
     "jax-cuda-lib-missing": "RuntimeError: Unable to load cuSPARSE. Is it installed?",
     "nvrtc-missing": "OSError: libnvrtc.so.12: cannot open shared object file: No such file or directory",
     "ctranslate2-cuda-lib": "RuntimeError: Library cublas64_12.dll is not found or cannot be loaded",
+    "r-torch-cuda-unsupported": "Cuda 11.0 detected but torch only supports: cpu, 10.1, 10.2, 9.2",
     "paddle-cuda-lib-not-loaded": "RuntimeError: (PreconditionNotMet) The third-party dynamic library (cublas64_11.dll) "
                                   "that Paddle depends on is not configured correctly. (error code is 126)",
     "onnxruntime-cuda-provider-dll-not-found": "[ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 \"\" "

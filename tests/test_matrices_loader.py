@@ -102,7 +102,7 @@ CC_FIELDS = {"compute_capability", "min_sm", "max_sm", "min_sm_cuda12", "min_sm_
 
 
 def test_every_shipped_file_loads_and_has_rows():
-    for stem in ("cuda", "torch", "tensorflow", "jax", "cudnn", "cupy"):
+    for stem in ("cuda", "torch", "tensorflow", "jax", "cudnn", "cupy", "onnxruntime"):
         assert M.as_of.get(stem), stem
         assert all(M.table(stem, t) for t in TABLES[stem]), stem
 
@@ -145,6 +145,8 @@ def _sort_key(stem: str, table: str, row):
         return (Version(row.series), plat, variant(row.variant), not row.pypi_default)
     if (stem, table) == ("cupy", "package"):
         return row.cuda_major
+    if (stem, table) == ("onnxruntime", "release"):
+        return (Version(row.version_from), row.cuda_major)
     if stem == "companions":  # by name, then version (then CUDA major)
         names = KEYS[(stem, table)]
         return tuple(Version(getattr(row, k)) if k in ("version", "framework_version", "version_from", "tag")
@@ -167,6 +169,26 @@ def test_version_ranges_do_not_overlap(stem):
     rows = M.table(stem, "release")
     for a, b in zip(rows, rows[1:]):
         assert a.version_to is not None and Version(a.version_to) < Version(b.version_from), (a.version_from, b.version_from)
+
+
+def test_onnxruntime_ranges_do_not_overlap_within_a_cuda_major():
+    for major in {row.cuda_major for row in M.onnxruntime_releases}:
+        rows = sorted((r for r in M.onnxruntime_releases if r.cuda_major == major), key=lambda r: Version(r.version_from))
+        for a, b in zip(rows, rows[1:]):
+            assert Version(a.version_to) < Version(b.version_from), (major, a.version_from, b.version_from)
+
+
+@pytest.mark.parametrize("version, majors", [("1.16.2", [11]), ("1.13", [11]), ("1.2.0", [10]), ("1.17.1", [11, 12]),
+                                             ("1.19.2", [11, 12]), ("1.30.0", []), ("junk", [])])
+def test_onnxruntime_builds_of_a_release(version, majors):
+    assert sorted(r.cuda_major for r in M.onnxruntime_builds(version)) == majors
+
+
+def test_onnxruntime_pypi_build_moves_to_cuda_12_at_1_19():
+    # The requirements page: "starting with version 1.19, CUDA 12.x becomes the default version" on PyPI.
+    def pypi(v):
+        return [r.cuda_major for r in M.onnxruntime_builds(v) if r.on_pypi]
+    assert pypi("1.18.1") == [11] and pypi("1.19.0") == [12]
 
 
 TORCH_BUILDS = list(M.torch_builds)

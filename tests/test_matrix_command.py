@@ -72,6 +72,7 @@ def test_gpu_fuzzy_match_has_the_issue_keys():
     (("jax", "0.8.0"), "version_from", SHIPPED.jax_requirements("0.8.0").version_from),
     (("cudnn", "91002"), "version_from", SHIPPED.cudnn_release("9.10.2").version_from),
     (("cupy", "13"), "package", "cupy-cuda13x"),
+    (("onnxruntime", "1.16.3"), "cuda", "11.8"),
 ])
 def test_framework_subjects_answer_a_version(args, key, value):
     doc = as_json(*args)
@@ -81,7 +82,7 @@ def test_framework_subjects_answer_a_version(args, key, value):
 @pytest.mark.parametrize("args, hint", [
     (("torch", "2.14.9"), "2.14.1"), (("torch", "3.0"), "2.15"), (("cuda", "12.7"), "12.6"),
     (("tensorflow", "1.14"), ""), (("jax", "0.99.0"), ""), (("cudnn", "6.0.21"), ""), (("cupy", "cuda99x"), "cupy-cuda12x"),
-    (("gpu", "definitely-not-a-gpu-name"), ""),
+    (("onnxruntime", "1.40"), "1.19"), (("gpu", "definitely-not-a-gpu-name"), ""),
 ])
 def test_unknown_query_is_one_line_and_exit_2(args, hint):
     result = invoke("matrix", *args)
@@ -98,8 +99,13 @@ def test_text_output_is_a_table_with_the_data_date(args):
     assert "data as of 2026-11-29" in result.stdout and "┃" in result.stdout
 
 
+def test_onnxruntime_release_with_two_builds_lists_both():
+    doc = as_json("onnxruntime", "1.19.2")
+    assert [(r["cuda_major"], r["on_pypi"]) for r in doc["rows"]] == [(11, False), (12, True)]
+
+
 def test_no_overlay_flag_and_help():
     assert invoke("matrix", "--no-overlay", "cupy", "12").exit_code == 0
     help_text = invoke("matrix", "--help").stdout
-    for sub in ("torch", "cuda", "gpu", "tensorflow", "jax", "cudnn", "cupy", "refresh"):
+    for sub in ("torch", "cuda", "gpu", "tensorflow", "jax", "cudnn", "cupy", "onnxruntime", "refresh"):
         assert sub in help_text

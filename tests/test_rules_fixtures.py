@@ -24,7 +24,7 @@ FIXTURES = Path(__file__).parent / "rules"
 RULES = all_rules()
 CHECKED = [r for r in RULES if r.check is not None]
 FAMILY_MODULES = ("driver", "cuda", "arch", "libraries", "frameworks", "companions", "hardware",
-                  "smoke_codes", "diagnose_codes", "policy")
+                  "runtimes", "smoke_codes", "diagnose_codes", "policy")
 
 
 def load(code: str, kind: str) -> Snapshot:

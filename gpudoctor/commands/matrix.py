@@ -3,7 +3,7 @@
     gpudoctor matrix torch [VERSION] [--platform P]   builds of a release or series
     gpudoctor matrix cuda [VERSION]                    driver floors and compilable SMs
     gpudoctor matrix gpu [NAME]                        GPU specs (fuzzy name match)
-    gpudoctor matrix tensorflow|jax|cudnn|cupy [VERSION]
+    gpudoctor matrix tensorflow|jax|cudnn|cupy|onnxruntime [VERSION]
     gpudoctor matrix refresh [--dry-run]               learn newer releases from PyPI
 
 Text by default (rich tables with the "data as of" date), `--json` for scripts.
@@ -98,6 +98,7 @@ _subject("tensorflow", "version", "TensorFlow: tested CUDA/cuDNN/Python, [and-cu
 _subject("jax", "version", "JAX/jaxlib: install extras and minimum CUDA/cuDNN/driver/SM by version range.")
 _subject("cudnn", "version", "cuDNN: CUDA majors, minimum driver, supported SM range (9.11+ needs SM 7.5).")
 _subject("cupy", "query", "CuPy wheels (cupy-cudaNNx) and the CUDA each needs; QUERY is a CUDA major or a name.")
+_subject("onnxruntime", "version", "ONNX Runtime: the CUDA and cuDNN of each GPU build, and which one PyPI ships.")
 
 
 @matrix.command()

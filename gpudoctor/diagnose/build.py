@@ -15,7 +15,19 @@ from typing import Any
 
 from gpudoctor.diagnose.collect import DERIVED, Facts, GpuDraft, Read, Value
 from gpudoctor.matrices import Matrices
-from gpudoctor.snapshot import CudaRuntime, DeepResult, Driver, Fact, Framework, Gpu, Library, Snapshot, System
+from gpudoctor.rules.runtimes import ORT_DISTRIBUTIONS
+from gpudoctor.snapshot import (
+    Companion,
+    CudaRuntime,
+    DeepResult,
+    Driver,
+    Fact,
+    Framework,
+    Gpu,
+    Library,
+    Snapshot,
+    System,
+)
 
 _SYSTEM = [f.name for f in dataclasses.fields(System)]
 _DRIVER = [f.name for f in dataclasses.fields(Driver)]
@@ -166,8 +178,16 @@ def build(f: Facts, m: Matrices | None) -> tuple[Snapshot, list[Read]]:
     reads += [Read(k, _show(v.value), v.source) for k, v in f.scalars.items() if k not in known]
     reads += f.extra_reads
     snap = Snapshot(origin="diagnose", system=system, driver=driver, gpus=gpus, cuda_runtimes=runtimes,
-                    cudnn=cudnn, nccl=nccl, frameworks=frameworks)
+                    cudnn=cudnn, nccl=nccl, frameworks=frameworks, companions=_onnxruntime_packages(f))
     return snap, reads
+
+
+def _onnxruntime_packages(f: Facts) -> tuple[Companion, ...] | None:
+    """The ONNX Runtime packages the paste lists: each installs the same `onnxruntime`
+    module, so two of them are a conflict (GD510). None when it lists none."""
+    found = tuple(Companion(name=name, framework="onnxruntime", version=Fact(v.value, v.source))
+                  for name, v in f.packages.items() if name in ORT_DISTRIBUTIONS)
+    return found or None
 
 
 def _show(value: Any) -> str:

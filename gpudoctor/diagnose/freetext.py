@@ -49,6 +49,12 @@ _TF = re.compile(r"\b(?:tensorflow|tf)(?:-gpu|\[and-cuda\])?" + _SEP + r"(\d\.\d
 _JAX = re.compile(r"\b(jax|jaxlib)(?:\[[\w,-]{1,20}\])?" + _SEP + r"(0\.\d{1,2}\.\d{1,3}(?:\+cuda[\w.]{1,20})?)(?![\w.])",
                   re.I)
 _CUPY = re.compile(r"\bcupy(?:-cuda\d{2,3}x?)?" + _SEP + _VERSION + r"\b", re.I)
+# "onnxruntime-gpu 1.16.3", "onnxruntime 1.2.0", "ONNX Runtime 1.17": the package name says which build.
+_ORT = re.compile(r"\b(onnx[ _]?runtime(?:-(?:gpu|directml|openvino|silicon|training))?)" + _SEP +
+                  r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", re.I)
+# "onnxruntime 1.2.0" (or "- onnxruntime: 1.2.0") as a line of a list of installed versions.
+_ORT_LISTED = re.compile(r"^[ \t]{0,4}(?:[-*•][ \t]{1,2})?onnxruntime[ \t]{0,4}[:=-]{0,2}[ \t]{0,4}v?"
+                         r"(\d\.\d{1,2}(?:\.\d{1,2})?)[ \t]*$", re.I | re.M)
 # "driver 550.54.14", "driver: 535", "nvidia-driver-535", "driver version is 470.82"
 # The word for "driver" in the languages reports come in (Chinese, Japanese, Korean, Russian, Spanish, Portuguese).
 _DRIVER_WORDS = ("driver", "驱动", "驅動", "ドライバ", "드라이버", "драйвер", "controlador")
@@ -239,6 +245,16 @@ def _frameworks(found, f: Facts) -> None:
             f.package("jaxlib", m.group(2), src)
     for m, src in found(_CUPY, "cupy"):
         f.fw("cupy", "version", m.group(1), src, STATED)
+    for m, src in found(_ORT, "onnx"):
+        name = re.sub(r"onnx[ _]?runtime", "onnxruntime", m.group(1).lower())
+        if name == "onnxruntime":
+            # In a sentence the plain name means ONNX Runtime at large ("using onnxruntime 1.19 on a
+            # Jetson"), not the CPU package: only a line of its own in a list of versions names that.
+            f.fw("onnxruntime", "version", m.group(2), src, STATED)
+        else:
+            f.package(name, m.group(2), src)
+    for m, src in found(_ORT_LISTED, "onnx"):
+        f.package("onnxruntime", m.group(1), src)
 
 
 def _system(p: Paste, f: Facts, found) -> None:

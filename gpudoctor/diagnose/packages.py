@@ -28,14 +28,14 @@ _CHECKS = re.compile(r"^(torch|torchvision)[ \t]{1,40}\S{1,3}[ \t]{0,4}(\d[\w.+]
 _INTERESTING = re.compile(r"^(torch|torchvision|torchaudio|pytorch|pytorch-cuda|pytorch-triton|triton|tensorflow.*|"
                           r"tf-nightly.*|jax|jaxlib|jax-cuda\d+-(plugin|pjrt)|cupy.*|nvidia-.*|cudatoolkit|cudnn|nccl|"
                           r"cuda-version|cuda-cudart|cuda-runtime|cuda-nvcc|deepspeed|xformers|flash-attn|"
-                          r"bitsandbytes|python|ultralytics|vllm|"
+                          r"bitsandbytes|python|ultralytics|vllm|onnxruntime(-gpu|-directml|-openvino|-silicon|-training)?|"
                           r"mxnet(-cu\d+(mkl)?)?|dgl(-cu\d+|-cuda[\d.]+)?|paddlepaddle(-gpu)?)$", re.I)
 
 
 # Each interesting name contains one of these: the filter for the column lines.
 _COLUMN_WORDS = ("torch", "tensorflow", "tf-nightly", "jax", "cupy", "nvidia-", "cudatoolkit", "cudnn", "nccl",
                  "cuda-", "deepspeed", "xformers", "flash-attn", "bitsandbytes", "python", "ultralytics", "vllm",
-                 "triton", "mxnet", "dgl", "paddlepaddle")
+                 "triton", "mxnet", "dgl", "paddlepaddle", "onnxruntime")
 
 
 def parse(p: Paste, f: Facts) -> None:
@@ -146,6 +146,7 @@ def interpret(f: Facts) -> None:
         # plugins) or beside it as jax-cuda12-plugin/pjrt; PyPI's plain jaxlib is the CPU build.
         f.fw("jax", "build", "cpu", jaxlib.source, jaxlib.rank)
     _companion_builds(f)
+    _onnxruntime(f)
     if "python" in pk:
         f.put("system.python", pk["python"].value, pk["python"].source)
 
@@ -194,6 +195,15 @@ def _companion_builds(f: Facts) -> None:
             # A source build also shows the plain version: for DGL only beside a CUDA torch, the
             # pairing its maintainers meet (a CPU DGL pulled in next to a CUDA torch).
             f.fw(fw, "build", "cpu", plain.source, plain.rank)
+
+
+def _onnxruntime(f: Facts) -> None:
+    """onnxruntime-gpu is ONNX Runtime's CUDA build on PyPI (the plain name is the CPU build, and the
+    others are DirectML, OpenVINO... builds): its version is the one the CUDA provider comes from."""
+    gpu = f.packages.get("onnxruntime-gpu")
+    if gpu is not None:
+        f.fw("onnxruntime", "version", gpu.value, gpu.source, gpu.rank)
+        f.fw("onnxruntime", "build", "cuda", gpu.source, gpu.rank)
 
 
 def _cuda_torch(f: Facts) -> bool:

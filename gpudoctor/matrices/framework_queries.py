@@ -176,6 +176,19 @@ class FrameworkQueries:
                 return row
         return None
 
+    # --- ONNX Runtime --------------------------------------------------------------------
+    @property
+    def onnxruntime_releases(self) -> tuple[r.OnnxruntimeRelease, ...]:
+        return self.table("onnxruntime", "release")
+
+    def onnxruntime_builds(self, version: str) -> list[r.OnnxruntimeRelease]:
+        """The GPU builds (one per CUDA major) of an ONNX Runtime release; [] for a
+        version the data does not know (newer than it, or not a version)."""
+        v = _version(version)
+        if v is None:
+            return []
+        return [row for row in self.onnxruntime_releases if _in_range(v, row.version_from, row.version_to)]
+
     # --- What the data knows -------------------------------------------------------------
     def newest_known(self, framework: str) -> str | None:
         """The newest release of `framework` in the data (shipped plus overlay);

@@ -212,7 +212,20 @@ def cupy_view(m: Matrices, query: str | None) -> View:
                 rows)
 
 
+def onnxruntime_view(m: Matrices, query: str | None) -> View:
+    rows_in = list(m.onnxruntime_releases)
+    if query:
+        rows_in = m.onnxruntime_builds(query)
+        if not rows_in:
+            known = [v for r in m.onnxruntime_releases for v in (r.version_from, r.version_to)]
+            raise NoMatch("ONNX Runtime version", query, _close(query, known))
+    rows = [{"version_from": r.version_from, "version_to": r.version_to, "cuda_major": r.cuda_major, "cuda": r.cuda,
+             "cudnn": r.cudnn, "on_pypi": r.on_pypi, "source": r.source, "note": r.note} for r in rows_in]
+    return View("onnxruntime", "ONNX Runtime GPU builds by release range",
+                ("version_from", "version_to", "cuda_major", "cuda", "cudnn", "on_pypi"), rows)
+
+
 VIEWS: dict[str, Callable[..., View]] = {
     "torch": torch_view, "cuda": cuda_view, "gpu": gpu_view, "tensorflow": tensorflow_view,
-    "jax": jax_view, "cudnn": cudnn_view, "cupy": cupy_view,
+    "jax": jax_view, "cudnn": cudnn_view, "cupy": cupy_view, "onnxruntime": onnxruntime_view,
 }

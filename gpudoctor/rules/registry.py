@@ -28,6 +28,7 @@ from gpudoctor.rules import (
     hardware,
     libraries,
     policy,
+    runtimes,
     smoke_codes,
 )
 from gpudoctor.rules.rule import CheckFn, Rule, Unknown
@@ -41,6 +42,7 @@ FAMILIES: tuple[tuple[Rule, ...], ...] = (
     arch.RULES,            # GD3xx GPU architecture vs build
     libraries.RULES,       # GD4xx cuDNN, NCCL, library conflicts
     frameworks.RULES,      # GD5xx frameworks and Python
+    runtimes.RULES,        # GD509-GD510 inference runtimes (ONNX Runtime)
     companions.RULES,      # GD52x companion and extension libraries, RAPIDS, numba-cuda
     hardware.RULES,        # GD6xx hardware health, MIG, PCIe, containers, WSL
     smoke_codes.RULES,     # GD7xx smoke kernels (raised by `smoke`)

@@ -33,6 +33,7 @@ MODULES = {
     "JaxRelease": "jax",
     "CudnnRelease": "cudnn",
     "CupyPackage": "cupy",
+    "OnnxruntimeRelease": "onnxruntime",
     "AchievableRate": "rates",
     "MigShare": "rates",
     "CompanionPin": "companions",
@@ -60,6 +61,7 @@ __all__ = [
     "JaxRelease",
     "MigShare",
     "MinorCompat",
+    "OnnxruntimeRelease",
     "PrecisionSupport",
     "TensorflowRelease",
     "TorchBuild",
@@ -74,6 +76,7 @@ if TYPE_CHECKING:
     from gpudoctor.matrices.records.jax import JaxRelease
     from gpudoctor.matrices.records.cudnn import CudnnRelease
     from gpudoctor.matrices.records.cupy import CupyPackage
+    from gpudoctor.matrices.records.onnxruntime import OnnxruntimeRelease
     from gpudoctor.matrices.records.rates import AchievableRate, MigShare
     from gpudoctor.matrices.records.companions import CompanionPin, ExtensionWheel, FrameworkPin, GpuLibrary, Image
 

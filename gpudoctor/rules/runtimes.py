@@ -1,0 +1,98 @@
+"""GD509-GD510: inference runtimes installed as Python packages (ONNX Runtime).
+
+ONNX Runtime is not built against a framework: its GPU package loads the CUDA and
+cuDNN libraries of the CUDA major it was compiled for, and PyPI ships the CPU build
+and the GPU build under different names that install the same `onnxruntime` module.
+"""
+
+from __future__ import annotations
+
+from gpudoctor.findings import Fix, Severity
+from gpudoctor.matrices import Matrices
+from gpudoctor.rules.common import ev, ev_value, fw_label
+from gpudoctor.rules.rule import Findings, Rule, Unknown, rule
+from gpudoctor.snapshot import Snapshot
+from gpudoctor.versions import cuda_version
+
+FAMILY = "frameworks"
+
+REQUIREMENTS = "https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements"
+
+# The distributions that install the `onnxruntime` import package: the CPU build, the CUDA
+# (and TensorRT) build, and the DirectML, OpenVINO and Apple-silicon builds.
+ORT_DISTRIBUTIONS = ("onnxruntime", "onnxruntime-gpu", "onnxruntime-directml", "onnxruntime-openvino",
+                     "onnxruntime-silicon", "onnxruntime-training")
+
+
+def _serves(build_cuda_major: int, build_cuda: str | None, have) -> bool:
+    """A build serves a CUDA of its major from 11 on (minor-version compatibility; the
+    requirements page says so for 11.x and 12.x); before 11 only its own minor."""
+    if have.major != build_cuda_major:
+        return False
+    built = cuda_version(build_cuda)
+    return build_cuda_major >= 11 or built is None or built == have
+
+
+@rule("GD509", "onnxruntime-no-build-for-cuda", "framework-cuda-mismatch", Severity.ERROR,
+      "ONNX Runtime's GPU build of this release is made for another CUDA than the one the environment has.",
+      FAMILY, since="0.1.0")
+def ort_cuda(s: Snapshot, m: Matrices) -> Findings:
+    fw = s.framework("onnxruntime")
+    version = fw.version.value if fw is not None and fw.build.value == "cuda" else None
+    if fw is None or version is None:
+        raise Unknown("no CUDA build of ONNX Runtime with a known version")
+    builds = m.onnxruntime_builds(version)
+    if not builds:
+        raise Unknown(f"onnxruntime {version} is not in gpudoctor's data")
+    runtimes = [(rt, v) for rt in s.cuda_runtimes or () if (v := cuda_version(rt.version)) is not None]
+    if not runtimes:
+        raise Unknown("the CUDA installed is unknown")
+    if any(_serves(b.cuda_major, b.cuda, v) for b in builds for _, v in runtimes):
+        return
+    rt, have = runtimes[0]
+    made_for = " or ".join(f"CUDA {b.cuda or f'{b.cuda_major}.x'} (cuDNN {b.cudnn})" for b in builds)
+    # A CUDA only stated in prose may be nvidia-smi's (the driver's) rather than the
+    # libraries': a warning then, an error once a tool or the toolkit shows them.
+    stated_only = all(r.kind == "stated" for r, _ in runtimes)
+    newer = max(builds, key=lambda b: b.cuda_major).cuda_major < have.major
+    yield ort_cuda.finding(
+        f"{fw_label(fw)}'s GPU build is made for {made_for}; the environment has CUDA {rt.version}",
+        subject="onnxruntime", severity=Severity.WARNING if stated_only else None,
+        evidence=[ev("onnxruntime.version", fw.version), ev_value("cuda", rt.version, rt.source),
+                  ev_value("onnxruntime.builds", made_for, builds[0].source)],
+        fix=Fix("The CUDA provider loads the CUDA and cuDNN libraries of the CUDA major its build was made for, "
+                "so it fails to start ('Failed to create CUDAExecutionProvider') and the session runs on the CPU. "
+                + ("Install an onnxruntime-gpu release built for your CUDA (1.19 and later are CUDA 12 builds on "
+                   "PyPI), or add the CUDA and cuDNN libraries its build needs. "
+                   if newer else "Install the CUDA and cuDNN its build needs, or an onnxruntime-gpu release built for "
+                                 "your CUDA. ") + f"(source: {REQUIREMENTS})",
+                ("pip install -U onnxruntime-gpu",) if newer else ()),
+    )
+
+
+@rule("GD510", "onnxruntime-packages-conflict", "library-conflict", Severity.ERROR,
+      "More than one ONNX Runtime package is installed (onnxruntime next to onnxruntime-gpu).", FAMILY, since="0.1.0")
+def ort_packages(s: Snapshot, m: Matrices) -> Findings:
+    found = [c for c in s.companions or () if c.framework == "onnxruntime" and c.name in ORT_DISTRIBUTIONS]
+    if not found:
+        # Not "none installed": `check` does not look for these packages (yet), and a paste may not list them.
+        raise Unknown("no ONNX Runtime package is known")
+    if len(found) < 2:
+        return
+    names = ", ".join(f"{c.name} {c.version.value}" for c in found)
+    others = [c.name for c in found if c.name != "onnxruntime-gpu"]
+    yield ort_packages.finding(
+        f"{names} are installed together",
+        subject="onnxruntime", evidence=[ev(c.name, c.version) for c in found],
+        fix=Fix("Each of these packages installs the same `onnxruntime` module, so whichever was installed last "
+                "overwrites the other's files: with the CPU package on top only CPUExecutionProvider is available. "
+                "Keep one: uninstall them all, then install the one you need (onnxruntime-gpu has the CPU provider too). "
+                "(source: https://github.com/microsoft/onnxruntime/issues/3787, "
+                "https://github.com/microsoft/onnxruntime/issues/10685)",
+                (f"pip uninstall -y {' '.join(c.name for c in found)}",
+                 "pip install onnxruntime-gpu" if "onnxruntime-gpu" in {c.name for c in found}
+                 else f"pip install {others[0]}")),
+    )
+
+
+RULES: tuple[Rule, ...] = (ort_cuda, ort_packages)
