@@ -25,3 +25,33 @@ def test_usage_error_keeps_exit_2_and_its_message():
     proc = run_module("check", "--no-such-option")
     assert proc.returncode == 2
     assert "--no-such-option" in proc.stderr
+
+
+def test_only_check_runs_without_the_garbage_collector(monkeypatch):
+    import gc
+
+    import gpudoctor.__main__ as entry
+    import gpudoctor.cli
+    import gpudoctor.commands.check_run as check_run
+
+    seen = {}
+
+    class Exited(Exception):
+        pass
+
+    def leave(status):
+        raise Exited(status)
+
+    monkeypatch.setattr(entry.os, "_exit", leave)
+    monkeypatch.setattr(gpudoctor.cli, "main", lambda: seen.setdefault("other", gc.isenabled()))
+    monkeypatch.setattr(check_run, "run_fast", lambda options: seen.setdefault("check", gc.isenabled()) and 0)
+    try:
+        for argv in (["gpudoctor", "check", "--json"], ["gpudoctor", "plan", "llama2-7b"]):
+            monkeypatch.setattr(entry.sys, "argv", argv)
+            try:
+                entry.run()
+            except Exited:
+                pass
+    finally:
+        gc.enable()
+    assert seen == {"check": False, "other": True}
