@@ -501,6 +501,7 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("driver-insufficient", "cuda.bindings.driver.CUresult.CUDA_ERROR_INSUFFICIENT_DRIVER"),
     ("container-no-gpu-runtime",
      'Error response from daemon: could not select device driver "nvidia" with capabilities: [[gpu]]'),
+    ("container-no-gpu-runtime", "Getting `could not select device driver with capabilities: [[gpu]]`"),
     ("numba-nvvm-missing", "        Trying to open library...       ERROR: failed to open nvvm:"),
     ("numba-nvvm-missing", "libnvvm.so: cannot open shared object file: No such file or directory"),
     ("numba-nvvm-missing", "\tsearching for compute_50...\tERROR: can't open libdevice for compute_50"),
