@@ -53,6 +53,7 @@ def _build(cls: type[T], frozen: bool) -> type[T]:
     # their work, and every @frozen base is itself built this way).
     cls = dataclasses.dataclass(init=False, repr=False, eq=False)(cls)
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    _refuse_what_dataclasses_would(cls, fields)
     methods: dict[str, Any] = {
         "__init__": _init(fields, getattr(cls, "__post_init__", None) is not None),
         "__repr__": _repr([f.name for f in fields if f.repr]),
@@ -70,6 +71,23 @@ def _build(cls: type[T], frozen: bool) -> type[T]:
     if not frozen and not explicit_hash:
         cls.__hash__ = None  # type: ignore[assignment]  # as dataclasses does for eq without frozen
     return cls
+
+
+def _refuse_what_dataclasses_would(cls: type, fields: Sequence[dataclasses.Field]) -> None:
+    """With init=False dataclasses skips the checks its __init__ would make: make
+    them here, at class creation, as @dataclass does (and refuse InitVar, which
+    the closures do not pass on)."""
+    for f in cls.__dict__.get("__dataclass_fields__", {}).values():
+        if isinstance(f.type, dataclasses.InitVar) or (isinstance(f.type, str) and "InitVar" in f.type):
+            raise TypeError(f"{cls.__qualname__}.{f.name}: @frozen and @mutable do not take InitVar fields")
+    seen_default = False
+    for f in fields:
+        if not f.init or f.kw_only:
+            continue
+        has_default = f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+        if seen_default and not has_default:
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+        seen_default = seen_default or has_default
 
 
 def _init(fields: Sequence[dataclasses.Field], post_init: bool) -> Callable[..., None]:

@@ -364,9 +364,30 @@ def test_deepspeed_accepted_minor_mismatch_is_not_an_error():
     "compute capability 8.6 , this will likely reduce potential performance.",
     # FFmpeg prints the driver floor also when libnvidia-encode does not load at all.
     "[h264_nvenc @ 0x55d0c] The minimum required Nvidia driver for nvenc is 470.57.02 or newer",
+    # NVIDIA's own advice and a question are not a driver installed inside WSL2.
+    "Do not install any NVIDIA GPU Linux driver within WSL 2",
+    "Should I install the nvidia driver inside wsl?",
+    "Have you installed the nvidia driver in wsl?",
+    # A machine that restarts because someone restarts it is no crash.
+    "After the driver install the system reboots and nvidia-smi works fine",
+    "If the program crashed, restart the machine",
+    "Once the machine restarts, run it again",
+    "the node restarts the pod",
 ])
 def test_lines_that_do_not_say_which_fault_are_not_matched(line):
     assert not match_text(line)
+
+
+def test_wsls_ldconfig_warning_is_information_only():
+    # Printed on every healthy WSL2 machine by ldconfig (apt runs it): explained, never a finding.
+    from gpudoctor.diagnose import read_paste
+    from gpudoctor.diagnose.findings import diagnose_report
+    from gpudoctor.matrices import load_matrices
+
+    line = "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link"
+    assert [m.entry.id for m in match_text(line)] == ["wsl-libcuda-not-symlink"]
+    m = load_matrices(overlay=None)
+    assert not [f for f in diagnose_report(read_paste(line, matrices=m), m).findings if f.severity.value != "info"]
 
 
 def test_healthy_windows_collect_env_cudnn_line_is_not_an_error():

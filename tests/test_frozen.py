@@ -236,3 +236,14 @@ def test_a_mutable_class_is_what_dataclass_builds():
         hash(obj)
     with pytest.raises(TypeError):
         ours()
+
+
+def test_class_definitions_dataclass_refuses_are_refused_when_the_class_is_made():
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+        frozen(type("Bad", (), {"__annotations__": {"a": int, "b": int}, "a": 1, "__doc__": "x"}))
+    with pytest.raises(TypeError, match="InitVar"):
+        frozen(type("Bad", (), {"__annotations__": {"a": dataclasses.InitVar[int]}, "__doc__": "x"}))
+    # a keyword-only field without a default may follow one with a default, as in dataclasses
+    ok = frozen(type("Ok", (), {"__annotations__": {"a": int, "b": int}, "a": 1,
+                                "b": dataclasses.field(kw_only=True), "__doc__": "x"}))
+    assert ok(b=2) == ok(1, b=2)

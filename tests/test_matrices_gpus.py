@@ -432,3 +432,10 @@ def test_laptop_names_never_take_desktop_rows() -> None:
     # The desktop Quadro M2000 is a GM206 (5.2), the laptop M2000M a GM107 (5.0).
     assert M.gpu_family("Quadro M2000").compute_capability == "5.2"
     assert M.gpu_family("Quadro M2000M").compute_capability == "5.0"
+
+
+@pytest.mark.parametrize("name", ["GeForce GTX 670M", "GTX 675M", "Quadro 4000M", "Quadro 5000M"])
+def test_fermi_notebook_parts_never_take_the_desktop_namesakes_capability(name: str) -> None:
+    # The GTX 670M/675M and Quadro 4000M are Fermi notebook chips, not the Kepler GTX 670 or the GF100 Quadro 4000.
+    family = M.gpu_family(name)
+    assert family is None or family.compute_capability.startswith("2.")

@@ -70,7 +70,7 @@ def ort_cuda(s: Snapshot, m: Matrices) -> Findings:
     )
 
 
-@rule("GD510", "onnxruntime-packages-conflict", "library-conflict", Severity.ERROR,
+@rule("GD510", "onnxruntime-packages-conflict", "library-conflict", Severity.WARNING,
       "More than one ONNX Runtime package is installed (onnxruntime next to onnxruntime-gpu).", FAMILY, since="0.1.0")
 def ort_packages(s: Snapshot, m: Matrices) -> Findings:
     found = [c for c in s.companions or () if c.framework == "onnxruntime" and c.name in ORT_DISTRIBUTIONS]
