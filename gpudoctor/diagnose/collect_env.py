@@ -27,7 +27,9 @@ _KEYS = ("pytorch version", "is debug build", "cuda used to build", "rocm used t
          "python version", "python platform", "is cuda available", "cuda runtime version", "gpu models and",
          "nvidia driver version", "cudnn version", "hip runtime version")
 _VERSION = re.compile(r"\d+(?:\.\d+)+")
-_CUDNN_FILE = re.compile(r"(?:libcudnn[\w]{0,30}\.so\.(\d+(?:\.\d+){0,3})|cudnn[\w]{0,30}?64_(\d+)\.dll)", re.I)
+# A cuDNN library's name and the version it carries: "libcudnn.so.8.9.2", "libcudnn_cnn.so.9",
+# "cudnn_ops_infer64_8.dll" (group 1: a .so's version, group 2: a DLL's major).
+CUDNN_FILE = re.compile(r"\b(?:lib)?cudnn\w{0,30}?(?:\.so\.(\d+(?:\.\d+){0,3})|64_(\d{1,2})\.dll)", re.I)
 
 
 def parse(p: Paste, f: Facts) -> None:
@@ -112,7 +114,7 @@ def _cudnn(p: Paste, f: Facts, m: re.Match, value: str) -> None:
             pos = end + 1
     for text, at in paths:
         src = p.where(WHAT, at)
-        hit = _CUDNN_FILE.search(text)
+        hit = CUDNN_FILE.search(text)
         version = (hit.group(1) or hit.group(2)) if hit else (text if re.fullmatch(r"\d+\.\d+(?:\.\d+)*", text) else None)
         if not version:
             continue

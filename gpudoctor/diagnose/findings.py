@@ -15,7 +15,8 @@ from gpudoctor.compat import parse_arch_list
 from gpudoctor.diagnose import Diagnosis
 from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.diagnose.collect import Read, source_line
-from gpudoctor.diagnose.freetext import _CUDA as STATED_CUDA
+from gpudoctor.diagnose.collect_env import CUDNN_FILE
+from gpudoctor.diagnose.freetext import STATED_CUDA
 from gpudoctor.doctor import Report, judge, verdicts
 from gpudoctor.findings import CATEGORIES, Evidence, Finding, Fix, Outcome, RuleResult, Severity, sort_findings
 from gpudoctor.matrices import Matrices
@@ -147,19 +148,16 @@ def _other_cudnn_major_shown(text: str, source: str, s: Snapshot) -> bool:
     return bool(majors) and int(m.group(1)) not in majors
 
 
-# The cuDNN major a library name carries: "cudnn_ops_infer64_8.dll", "libcudnn_cnn.so.9", "cudnn64_7.dll".
-_CUDNN_FILE = re.compile(r"\b(?:lib)?cudnn\w{0,30}?(?:64_(\d{1,2})\.dll|\.so\.(\d{1,2}))", re.I)
-
 
 def _framework_with_another_cudnn_major(text: str, s: Snapshot):
     """A cuDNN library of major N cannot be found while a framework in the same
     environment brings its own cuDNN of another major (torch >= 2.4 wheels carry cuDNN
     9, ctranslate2 4.4 and older load cuDNN 8): not a missing cuDNN but two packages
     that need different majors on one search path. That framework, or None."""
-    m = _CUDNN_FILE.search(text)
+    m = CUDNN_FILE.search(text)
     if m is None:
         return None
-    want = int(m.group(1) or m.group(2))
+    want = int((m.group(1) or m.group(2)).split(".")[0])
     # Only a cuDNN the paste shows (a line of it): the one gpudoctor's matrices give a
     # framework version is the build's, not proof of what this environment holds.
     for fw in s.frameworks or ():
