@@ -23,6 +23,7 @@ that passes it is a hang. Max memory is the process's peak RSS.
 
 from __future__ import annotations
 
+import argparse
 import collections
 import copy
 import io
@@ -247,8 +248,12 @@ def run_smi(rnd) -> None:
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
-    rnd = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 1)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("inputs", nargs="?", type=int, default=10_000, help="how many inputs (default 10000)")
+    ap.add_argument("seed", nargs="?", type=int, default=1, help="random seed (default 1)")
+    args = ap.parse_args()
+    n = args.inputs
+    rnd = random.Random(args.seed)
     seeds = _seeds()
     corpus = [p.read_bytes() for d in ("diagnose_corpus", "diagnose_samples")
               for p in sorted((TESTS / d).glob("*.txt"))]
