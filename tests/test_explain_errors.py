@@ -17,6 +17,8 @@ MESSAGES = {
     "sm-not-compatible": "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current "
                          "PyTorch installation.",
     "gpu-too-old-for-pytorch": "Found GPU0 GeForce GT 720 which is of cuda capability 3.5.",
+    "gpu-cc-outside-pytorch-build": "UserWarning: Found GPU0 NVIDIA GeForce RTX 5090 which is of compute capability "
+                                    "(CC) 12.0.",
     "tf-ignoring-gpu": "Ignoring visible gpu device (device: 0, name: Quadro K4200, pci bus id: 0000:03:00.0, compute "
                        "capability: 3.0) with Cuda compute capability 3.0. The minimum required Cuda capability is 3.5.",
     "code-needs-newer-arch": '/usr/local/cuda/targets/x86_64-linux/include/cuda/std/barrier(15): catastrophic error: '

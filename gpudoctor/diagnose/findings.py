@@ -58,7 +58,7 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             # No device visible, and nothing says a container or a batch job hid it: most often
             # CUDA_VISIBLE_DEVICES names no GPU (the catalogue's first cause), so not an error yet.
             severity = Severity.WARNING
-        if category == "arch-in-range":
+        if category == "arch-in-range" or (entry.code == "GD801" and category == "info"):
             # PyTorch warns for any capability above its highest, but a cubin serves every
             # later minor of its major: GB10 (12.1) runs the sm_120 kernels.
             category, severity = "info", Severity.INFO
