@@ -19,7 +19,8 @@ from gpudoctor.versions import compute_capability, cuda_version
 
 _SM_WARN = re.compile(r"^([^\n]{1,300}?) with CUDA capabilit(?:y|ies) (sm_\d{2,3}) is not compatible", re.I | re.M)
 _SUPPORTS = re.compile(r"supports CUDA capabilities((?:[ \t]{1,3}(?:sm|compute)_\d{2,3}[af]?){1,40})", re.I)
-_FOUND_GPU = re.compile(r"Found GPU(\d{1,2}) ([^\n]{1,100}?) which is of cuda capability (\d{1,2}\.\d)", re.I)
+_FOUND_GPU = re.compile(r"Found GPU(\d{1,2}) ([^\n]{1,100}?) "
+                        r"which is of (?:cuda capability|compute capability \(CC\)) (\d{1,2}\.\d)", re.I)
 _CC_MIN = re.compile(r"minimum cuda capability (?:supported by this library is|that we support is) (\d{1,2}\.\d)", re.I)
 _CC_RANGE = re.compile(r"Minimum and Maximum cuda capability supported by this version of PyTorch is\s{0,20}"
                        r"\((\d{1,2}\.\d)\) - \((\d{1,2}\.\d)\)", re.I)
