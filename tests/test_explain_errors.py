@@ -87,6 +87,8 @@ MESSAGES = {
                                "unable to compile cuda/cpp extensions",
     "cuda-home-missing": "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
     "torch-not-compiled-with-cuda": "AssertionError: Torch not compiled with CUDA enabled",
+    "assert-torch-cuda-available-failed": '    assert torch.cuda.is_available(), "CPU training is not allowed."\n'
+                                          "AssertionError: CPU training is not allowed",
     "jax-cpu-fallback": "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed.",
     "cuda-not-available": "torch.cuda.is_available() returns False",
     "no-matching-distribution": "ERROR: No matching distribution found for torch==1.13.1",
@@ -380,6 +382,14 @@ def test_lines_that_do_not_say_which_fault_are_not_matched(line):
     assert not match_text(line)
 
 
+def test_an_assert_line_counts_only_as_a_traceback_shows_it():
+    # A traceback quotes the failing line and then its exception; a pasted script goes on with code.
+    script = 'assert torch.cuda.is_available(), "CPU training is not allowed."\nmodel = Net().cuda()\n'
+    assert [m.entry.id for m in match_text(script)] == []
+    failed = '  File "train.py", line 12, in main\n    assert torch.cuda.is_available()\n\nAssertionError\n'
+    assert [m.entry.id for m in match_text(failed)] == ["assert-torch-cuda-available-failed"]
+
+
 def test_wsls_ldconfig_warning_is_information_only():
     # Printed on every healthy WSL2 machine by ldconfig (apt runs it): explained, never a finding.
     from gpudoctor.diagnose import read_paste
@@ -409,6 +419,8 @@ def test_healthy_windows_collect_env_cudnn_line_is_not_an_error():
      'category = "info"\nexample = "y"', "unknown key 'example'"),
     ('id = "x"\ntitle = "t"\npatterns = ["a"]\ncauses = ["c"]\nconfirm = ["c"]\nfix = "f"\nsource = "https://a"\n'
      'category = "info"\nin_wsl = "windows"', "unknown in_wsl category"),
+    ('id = "x"\ntitle = "t"\npatterns = ["a"]\ncauses = ["c"]\nconfirm = ["c"]\nfix = "f"\nsource = "https://a"\n'
+     'category = "info"\nfollowed_by = "("', "bad followed_by"),
 ])
 def test_catalogue_rejects_bad_rows(row, message):
     with pytest.raises(CatalogError, match=message):

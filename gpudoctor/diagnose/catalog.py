@@ -55,6 +55,10 @@ class ErrorEntry:
     # The category a message takes in a paste from WSL2, where it means the Linux guest does
     # not get the GPU (a GPU in TCC mode, one "busy or unavailable"); elsewhere it is as above.
     in_wsl: str | None = None
+    # A regular expression the next non-blank line must match: a traceback quotes the
+    # failing source line and then its exception ("assert ..." then "AssertionError"),
+    # where the same source line in a pasted script is followed by more code.
+    followed_by: str = ""
     compiled: tuple[re.Pattern, ...] = field(default=(), compare=False, repr=False)
     # Per pattern, a lower-case literal every match contains (None: no such literal):
     # lines without it are skipped without running the regex.
@@ -113,6 +117,10 @@ def parse_catalog(raw: str) -> tuple[ErrorEntry, ...]:
             compiled = tuple(re.compile(p, re.I | re.M) for p in entry.patterns)
         except re.error as exc:
             raise CatalogError(f"{where}: bad pattern: {exc}") from None
+        try:
+            re.compile(entry.followed_by)
+        except re.error as exc:
+            raise CatalogError(f"{where}: bad followed_by: {exc}") from None
         literals = tuple(required_literal(p) for p in entry.patterns)
         entries.append(ErrorEntry(**{**entry.__dict__, "compiled": compiled, "literals": literals}))
     for entry in entries:
@@ -182,10 +190,20 @@ def match_text(text: str, entries: tuple[ErrorEntry, ...] | None = None) -> list
             for line, start, end in _candidate_lines(lower, starts, literal):
                 if line in best and best[line][0] <= idx:
                     continue
-                if pattern.search(text, start, end):
+                if pattern.search(text, start, end) and _next_line_fits(entry, text, end):
                     best[line] = (idx, end)
     return [Match(entries[idx], line, text[starts[line - 1]:end].strip()[:400])
             for line, (idx, end) in sorted(best.items())]
+
+
+def _next_line_fits(entry: ErrorEntry, text: str, end: int) -> bool:
+    """Whether the first non-blank line after `end` matches the entry's followed_by (no such
+    requirement: True). Looks at most 2,000 characters ahead: a paste's size is capped, a
+    line's is not."""
+    if not entry.followed_by:
+        return True
+    following = text[end:end + 2000].lstrip("\r\n \t").split("\n", 1)[0]
+    return re.match(entry.followed_by, following, re.I) is not None
 
 
 def _candidate_lines(lower: str, starts: list[int], literal: str | None):
