@@ -542,6 +542,9 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("numba-nvvm-missing", "\tsearching for compute_50...\tERROR: can't open libdevice for compute_50"),
     ("cuda-libs-missing", "\ttrying to open library...\tERROR: failed to open cublas:"),
     ("nvml-mismatch", "pynvml.NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version mismatch."),
+    ("cuda-lib-versioned-symbol-missing", "OSError: /opt/conda/lib/python3.7/lib-dynload/../../libcublas.so.11: symbol "
+                                          "free_gemm_select version libcublasLt.so.11 not defined in file "
+                                          "libcublasLt.so.11 with link time reference"),
     ("nvml-mismatch", "tensorpack.utils.nvml.NvmlException: NVML_ERROR_LIB_RM_VERSION_MISMATCH"),
     ("nvml-mismatch", "I was only getting a message that my CUDA driver was mismatched with my library."),
 ])
