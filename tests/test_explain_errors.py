@@ -542,6 +542,7 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("numba-nvvm-missing", "\tsearching for compute_50...\tERROR: can't open libdevice for compute_50"),
     ("cuda-libs-missing", "\ttrying to open library...\tERROR: failed to open cublas:"),
     ("nvml-mismatch", "pynvml.NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version mismatch."),
+    ("libcuda-missing", "RuntimeError: Failed to dlopen libcuda.so"),
     ("cuda-lib-versioned-symbol-missing", "OSError: /opt/conda/lib/python3.7/lib-dynload/../../libcublas.so.11: symbol "
                                           "free_gemm_select version libcublasLt.so.11 not defined in file "
                                           "libcublasLt.so.11 with link time reference"),
