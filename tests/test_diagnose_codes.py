@@ -210,6 +210,19 @@ def test_paddles_loader_message_names_the_library_and_so_its_cuda(stated, catego
     assert [f.category for f in _findings(cudnn) if f.severity.value == "error"] == ["cudnn-missing"]
 
 
+@pytest.mark.parametrize("stated,library,category", [
+    ("CUDA 11.6\n", "cudnn64_7.dll", "framework-cuda-mismatch"),  # cuDNN 7 was released for CUDA 9 and 10 only
+    ("CUDA 10.2\n", "cudnn64_7.dll", "cudnn-missing"),
+    ("CUDA 11.6\n", "libcudnn.so.8", "cudnn-missing"),
+    ("", "cudnn64_7.dll", "cudnn-missing"),  # the machine's CUDA not shown: the message alone
+])
+def test_a_cudnn_major_no_release_of_which_serves_the_installed_cuda_is_a_build_for_another_cuda(
+        stated, library, category):
+    line = (f"RuntimeError: (PreconditionNotMet) The third-party dynamic library ({library}) that Paddle depends "
+            "on is not configured correctly. (error code is 126)\n")
+    assert [f.category for f in _findings(stated + line) if f.code == "GD805"] == [category]
+
+
 TCC_ROW = "|   0  NVIDIA L40S                  TCC   |   00000000:61:00.0 Off |                    0 |\n"
 BUSY = "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable\n"
 

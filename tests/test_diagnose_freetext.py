@@ -121,11 +121,17 @@ def test_no_windows_from_text_that_is_not_a_prompt(text):
     ("a reproducible way to have CUDA installed with the docker images", "docker"),  # docker-compose v1's progress line
     (" \u2714 Container fauxpilot-triton-1  Started", "docker"),  # and v2's
     ("I'm deploying ollama in a self-hosted kubernetes cluster using a helm chart", "kubernetes"),
+    ("predictor = model.deploy(initial_instance_count=1, instance_type='ml.g4dn.xlarge')", "docker"),  # SageMaker
 ])
 def test_container_clues(text, kind):
     s = snap(text)
     assert s.system.container.value == kind
     assert "container clue line 1" in s.system.container.source
+
+
+@pytest.mark.parametrize("text", ["instance_type = 'p3.2xlarge'", "the instance_type ml.m5 is too small"])
+def test_an_instance_type_that_is_no_sagemaker_argument_is_no_container(text):
+    assert not snap(text).system.container.known
 
 
 def test_tool_output_outranks_a_sentence():

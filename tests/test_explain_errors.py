@@ -311,6 +311,12 @@ MESSAGES = {
                                "4090). Your GPU's capability is 8.6. Please select a non-FP8 model.",
     "paddle-cudnn-version-differs": "WARNING: device: 0. The installed Paddle is compiled with CUDNN 7.6, but CUDNN "
                                     "version in your machine is 7.3, which may cause serious incompatible bug.",
+    "paddle-cudnn-header-library-unmatched": "Check failed: (cudnn_cuh_major < 4 && cudnn_dso_major < 4) || "
+                                             "(cudnn_cuh_major == cudnn_dso_major) [cudnn init] libcudnn v7 "
+                                             "with header v6 unmatched!",
+    "paddle-gpu-arch-not-in-wheel": "W0312 10:01:02.123 gpu_resources.cc:96] The GPU architecture in your current "
+                                    "machine is Maxwell, which is not compatible with Paddle installation with arch: "
+                                    "60 61 70 75 80 86 , it is recommended to install the corresponding wheel package",
     "paddle-cuda-version-differs": "WARNING: device: 0. The installed Paddle is compiled with CUDA 10.2, but CUDA "
                                    "runtime version in your machine is 10.0, which may cause serious incompatible bug.",
     "uv-no-wheel-for-platform": "hint: torch==2.4.1 @ registry+https://pypi.org/simple can't be installed because "

@@ -51,6 +51,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             category = _library_not_loaded_category(sig.text, entry.frameworks, d.snapshot) or category
         if _other_cudnn_major_shown(sig.text, sig.source, d.snapshot):
             category = "cudnn-version-mismatch"
+        if entry.code == "GD805" and _cudnn_major_without_the_cuda(sig.text, d.snapshot, m):
+            category = "framework-cuda-mismatch"
         other = _framework_with_another_cudnn_major(sig.text, d.snapshot) if entry.code == "GD805" else None
         if other is not None and category != "cudnn-version-mismatch":
             category = "library-conflict"
@@ -148,7 +150,6 @@ def _other_cudnn_major_shown(text: str, source: str, s: Snapshot) -> bool:
     return bool(majors) and int(m.group(1)) not in majors
 
 
-
 def _framework_with_another_cudnn_major(text: str, s: Snapshot):
     """A cuDNN library of major N cannot be found while a framework in the same
     environment brings its own cuDNN of another major (torch >= 2.4 wheels carry cuDNN
@@ -165,6 +166,16 @@ def _framework_with_another_cudnn_major(text: str, s: Snapshot):
         if major is not None and major != want and source_line(fw.cudnn.source) is not None:
             return fw
     return None
+
+
+def _cudnn_major_without_the_cuda(text: str, s: Snapshot, m: Matrices | None) -> bool:
+    """The loader wants cuDNN N (named from the build's cuDNN: cudnn64_7.dll) and no cuDNN N release serves the
+    CUDA the paste shows installed, not the driver's (cuDNN 7 ends at CUDA 10): the build is for another CUDA."""
+    hit = CUDNN_FILE.search(text)
+    want, rows = (int((hit.group(1) or hit.group(2)).split(".")[0]), m.table("cudnn", "release")) if hit and m else (0, ())
+    served = {c for r in rows if (parse_numeric(r.version_from) or (0,))[0] == want for c in r.cuda_majors or ()}
+    have = {v[0] for v in (parse_numeric(rt.version or "") for rt in s.cuda_runtimes or () if rt.kind != "driver") if v}
+    return bool(served and have) and not have & served
 
 
 # Frameworks whose wheels bring their own cuDNN (torch's and jax's pin nvidia-cudnn; torch

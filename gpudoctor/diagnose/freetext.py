@@ -125,6 +125,10 @@ _SINGULARITY = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\
 _SINGULARITY_RUN = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\b[^\n]{0,400}", re.I)
 # A batch job: what it sees is what the scheduler granted it.
 _SLURM = re.compile(r"^#SBATCH\b|\b(?:srun|sbatch|salloc)[ \t]+-|\bSLURM_(?:JOB_ID|JOBID|NODELIST|STEP_GPUS)\b", re.M)
+# A SageMaker job or endpoint (the SDK's instance_type="ml.p3.2xlarge"): SageMaker runs every training
+# job and endpoint as a Docker container of the image given to it (docs.aws.amazon.com/sagemaker/latest/dg/
+# your-algorithms-inference-code.html), so what it sees of a GPU is what the instance passes in.
+_SAGEMAKER = re.compile(r"\binstance_type[ \t]*=[ \t]*['\"]ml\.[a-z0-9]{1,6}\.\w{1,12}['\"]", re.I)
 # (pattern, kind, needles: every match contains one of them, in lower case), first match wins.
 _CONTAINER_CLUES = (
     (_K8S, "kubernetes", ("kubectl", "nvidia.com/gpu", "kind:", "kubernetes", "k8s", "gke", "eks", "aks", "k3s",
@@ -132,6 +136,7 @@ _CONTAINER_CLUES = (
     (_CONTAINER, "docker", ("docker", "podman", "nerdctl", "root@", "container", "nvidia/cuda", "pytorch/pytorch",
                             "tensorflow/tensorflow", "nvcr.io", "... done")),
     (_SINGULARITY, "singularity", ("singularity", "apptainer")),
+    (_SAGEMAKER, "docker", ("instance_type",)),
     (_SLURM, "slurm", ("#sbatch", "srun", "sbatch", "salloc", "slurm_")),
 )
 
