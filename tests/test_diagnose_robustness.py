@@ -114,3 +114,17 @@ def test_lines_with_finds_exactly_the_lines_a_plain_search_finds(text, needle):
     assert p.lines_with(needle) == p._scan_lines(needle)
     expected = [i for i, line in enumerate(p.lower.split("\n")) if needle in line]
     assert [p.line_no(a) - 1 for a, _ in p.lines_with(needle)] == expected
+
+
+def test_the_catalogue_matches_the_same_lines_through_the_pastes_index():
+    # match_text filters lines by each pattern's literal with the paste's shape index when it
+    # has one: every corpus paste must give the same matches as the plain per-literal search.
+    from gpudoctor.diagnose.catalog import match_text
+    from gpudoctor.diagnose.paste import Paste
+
+    files = sorted((Path(__file__).parent / "diagnose_corpus").glob("*.txt"))
+    assert len(files) > 500
+    for path in files:
+        p = Paste.of(path.read_bytes())
+        plain = [(m.entry.id, m.line_no, m.text) for m in match_text(p.text)]
+        assert [(m.entry.id, m.line_no, m.text) for m in match_text(p.text, paste=p)] == plain, path.name

@@ -92,7 +92,7 @@ def parse(p: Paste, f: Facts) -> None:
 
 def _signals(p: Paste, q: Paste, f: Facts) -> None:
     matched: set[str] = set()
-    for match in match_text(p.text):
+    for match in match_text(p.text, paste=p):
         _signal(p, f, match.entry, match.line_no, match.text)
         matched.add(match.entry.id)
     if q is not p:  # entries only the joined lines show: only those are matched again
