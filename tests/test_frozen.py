@@ -16,17 +16,21 @@ import gpudoctor
 from gpudoctor.frozen import frozen, mutable
 
 
-def _frozen_classes() -> list[type]:
+def _dataclasses_defined_in_gpudoctor() -> list[type]:
     found = {}
     for info in pkgutil.walk_packages(gpudoctor.__path__, "gpudoctor."):
         if ".scripts." in info.name or ".runner." in info.name or ".target." in info.name:
             continue  # scripts run by the target interpreter
         module = importlib.import_module(info.name)
         for value in vars(module).values():
-            if (isinstance(value, type) and dataclasses.is_dataclass(value)
-                    and getattr(value.__setattr__, "__module__", "") == "gpudoctor.frozen"):  # @frozen, not @mutable
+            if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == module.__name__:
                 found[f"{value.__module__}.{value.__qualname__}"] = value
     return [found[k] for k in sorted(found)]
+
+
+def _frozen_classes() -> list[type]:
+    return [c for c in _dataclasses_defined_in_gpudoctor()
+            if getattr(c.__setattr__, "__module__", "") == "gpudoctor.frozen"]  # @frozen, not @mutable
 
 
 CLASSES = _frozen_classes()
@@ -194,17 +198,6 @@ def test_a_frozen_subclass_extends_its_frozen_base():
     assert Child(1) == Child(1, 2) and dataclasses.replace(Child(1), y=3).y == 3
     assert [f.name for f in dataclasses.fields(Child)] == ["x", "y"]
 
-
-def _dataclasses_defined_in_gpudoctor() -> list[type]:
-    found = {}
-    for info in pkgutil.walk_packages(gpudoctor.__path__, "gpudoctor."):
-        if ".scripts." in info.name or ".runner." in info.name or ".target." in info.name:
-            continue  # scripts run by the target interpreter
-        module = importlib.import_module(info.name)
-        for value in vars(module).values():
-            if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == module.__name__:
-                found[f"{value.__module__}.{value.__qualname__}"] = value
-    return [found[k] for k in sorted(found)]
 
 
 def test_every_dataclass_has_its_own_docstring():

@@ -96,3 +96,33 @@ def test_check_with_a_reinstall_fix_imports_it(tmp_path):  # GD401's fix comes f
 
 def test_check_without_policy_does_not_import_the_policy_reader(tmp_path):
     assert "gpudoctor.policy" not in _modules("check", "--from", _fixture(tmp_path, "GD401", "good"), "--json")
+
+
+# Folders of scripts the TARGET interpreter runs (by path, in a subprocess): only they may import a framework.
+TARGET_SCRIPT_DIRS = ("scripts", "smoke/runner", "plan/target")
+FRAMEWORKS = {"torch", "tensorflow", "jax", "jaxlib", "cupy", "paddle", "mxnet", "onnxruntime", "numba", "cudf"}
+
+
+def _imported_roots(path: Path) -> set[str]:
+    """Every module an import statement in the file names (at any depth: a function's
+    lazy import runs in the same process), by its top-level package."""
+    import ast
+
+    roots = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            roots |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            roots.add(node.module.split(".")[0])
+            if node.module.split(".")[:3] in (["gpudoctor", "plan", "target"], ["gpudoctor", "smoke", "runner"]):
+                roots.add("torch")  # those scripts import frameworks: loading one is loading them
+    return roots
+
+
+def test_no_framework_is_imported_by_gpudoctors_own_modules():
+    package = Path(__file__).resolve().parents[1] / "gpudoctor"
+    target_scripts = [p for d in TARGET_SCRIPT_DIRS for p in (package / d).glob("*.py")]
+    assert any(FRAMEWORKS & _imported_roots(p) for p in target_scripts)  # the check below can fail
+    own = [p for p in package.rglob("*.py") if p not in target_scripts]
+    assert {str(p.relative_to(package)): FRAMEWORKS & _imported_roots(p) for p in own
+            if FRAMEWORKS & _imported_roots(p)} == {}
