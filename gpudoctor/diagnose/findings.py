@@ -56,9 +56,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
         other = _framework_with_another_cudnn_major(sig.text, d.snapshot) if entry.code == "GD805" else None
         if other is not None and category != "cudnn-version-mismatch":
             category = "library-conflict"
-        if entry.code == NO_DEVICE and (category or rule.category) == rule.category and not _behind_a_boundary(d.snapshot):
-            # No device visible, and nothing says a container or a batch job hid it: most often
-            # CUDA_VISIBLE_DEVICES names no GPU (the catalogue's first cause), so not an error yet.
+        if entry.code == NO_DEVICE and (category or rule.category) == rule.category and _boundary(d.snapshot) is None:
+            # No device, and no container or WSL to hide it: as often CUDA_VISIBLE_DEVICES naming no GPU.
             severity = Severity.WARNING
         if category == "arch-in-range" or (entry.code == "GD801" and category == "info"):
             # PyTorch warns for any capability above its highest, but a cubin serves every
@@ -215,11 +214,7 @@ def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices |
     if code in NO_GPU_CODES or entry_category == "no-driver":
         # "No driver" seen from inside WSL or a container (or a batch job given no GPU)
         # is about the boundary, not the machine: the driver belongs to the host.
-        system = d.snapshot.system
-        if system.wsl.value:
-            return "wsl"
-        if system.container.known and system.container.value != "none":
-            return "container-no-gpu"
+        return _boundary(d.snapshot) or entry_category
     return entry_category
 
 
@@ -248,9 +243,14 @@ NO_GPU_CODES = {"GD803", "GD809", "GD813"}
 NO_DEVICE = "GD809"  # "no CUDA-capable device is detected", "No CUDA GPUs are available"
 
 
-def _behind_a_boundary(s: Snapshot) -> bool:
-    """Whether the paste shows the program ran inside a container or WSL."""
-    return bool(s.system.wsl.value) or (s.system.container.known and s.system.container.value != "none")
+def _boundary(s: Snapshot) -> str | None:
+    """The category of the boundary the paste shows the program ran behind: WSL2
+    ("wsl") or a container ("container-no-gpu"); None for neither."""
+    if s.system.wsl.value:
+        return "wsl"
+    if s.system.container.known and s.system.container.value != "none":
+        return "container-no-gpu"
+    return None
 
 
 def _arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> str:
