@@ -55,6 +55,18 @@ def test_no_kernel_image_with_the_build_unknown_is_judged_against_current_builds
     assert [f.category for f in report.findings if f.code == "GD801"] == [category]
 
 
+@pytest.mark.parametrize("stated,category", [
+    ("I have an RTX 3090 and CUDA 10.1 installed.", "arch-too-new-for-cuda"),  # CUDA 10.1 stops at sm_75
+    ("I have a Tesla K40 and CUDA 12.4 installed.", "arch-dropped"),  # CUDA 12 starts at sm_50
+    ("I have an RTX 3090 and CUDA 11.8 installed.", "arch-not-in-build"),  # CUDA 11.8 serves it: the build lacks it
+])
+def test_no_kernel_image_with_the_build_unknown_is_judged_against_the_cuda_the_paste_names(stated, category):
+    m = load_matrices(overlay=None)
+    paste = stated + "\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    assert [f.category for f in report.findings if f.code == "GD801"] == [category]
+
+
 @pytest.mark.parametrize("gpu,nvcc,category", [
     ("Quadro 600", "11.4", "arch-dropped"),  # Fermi: CUDA 9.0 and later have no code for it
     ("GeForce 9500GT", "9.1", "arch-dropped"),  # compute capability 1.1

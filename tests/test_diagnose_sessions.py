@@ -156,3 +156,57 @@ _JAX_CPU_ANSWER = ">>> import jax\n>>> jax.devices()\n[CpuDevice(id=0)]\n"
 def test_jax_answering_cpu_only_with_no_cuda_part_listed_is_a_cpu_build(listing, build):
     t = fw(_JAX_CPU_ANSWER + "\n" + listing + "GPU: RTX 3090\n", "jax")
     assert t.build.value == build
+
+
+@pytest.mark.parametrize("text, build", [
+    ("pip install jax\n", "cpu"),  # PyPI's jaxlib is the CPU build
+    ("pip install -U jax jaxlib==0.4.13\n", "cpu"),
+    ('pip install -U "jax[cuda12]"\n', "cuda"),
+    ("pip install jax[cuda12_pip] -f https://storage.googleapis.com/jax-releases/jax_cuda_releases.html\n", "cuda"),
+    ("pip install jaxlib==0.1.67+cuda111 -f https://storage.googleapis.com/jax-releases/jax_releases.html\n", "cuda"),
+    ("pip install jax\npip install -U jax-cuda12-plugin\n", "cuda"),  # a later command added the CUDA part
+    ("pip install jax\n>>> jax.devices()\n[CudaDevice(id=0)]\n", None),  # it answered with a GPU
+    ("macOS 14 on an M2\npip install jax\n", None),
+])
+def test_a_jax_install_command_says_which_build(text, build):
+    t = fw(text, "jax")
+    assert (t.build.value if t else None) == build
+
+
+@pytest.mark.parametrize("text, build", [
+    ("conda install pytorch torchvision torchaudio cpuonly -c pytorch\n", "cpu"),
+    ("conda install pytorch torchvision pytorch-cuda=12.1 -c pytorch -c nvidia\n", None),
+    ("conda install pytorch cpuonly -c pytorch\n>>> torch.cuda.is_available()\nTrue\n", None),
+])
+def test_condas_cpuonly_says_a_cpu_build(text, build):
+    t = fw(text)
+    assert (t.build.value if t else None) == build
+
+
+@pytest.mark.parametrize("text, answer", [
+    ("torch.cuda.is_available() returns False on my RTX 3060\n", False),
+    ("I checked and cuda.is_available() gives false.\n", False),
+    ("我的显卡是RTX 3060，但是torch.cuda.is_available()返回False\n", False),
+    ("torch.cuda.is_available() -> True, but training is slow\n", True),
+    ("torch.cuda.is_available() should return True but it does not\n", None),  # what is expected, not the answer
+    ("if torch.cuda.is_available() == False: device = 'cpu'\n", None),  # code, not an answer
+])
+def test_an_answer_quoted_in_a_sentence_is_a_stated_fact(text, answer):
+    t = fw(text)
+    assert (t.deep.is_available if t and t.deep else None) == answer
+    if answer is not None:
+        assert "free text line 1" in next(r.source for r in read_paste(text, matrices=M).reads
+                                          if r.fact == "torch.is_available")
+
+
+def test_a_sentence_quoting_false_on_windows_names_the_cpu_wheel():
+    assert gd820("I installed torch from pip on windows 10 and torch.cuda.is_available() gives False\n") == \
+        ["cpu-only-build"]
+
+
+@pytest.mark.parametrize("said", [
+    "it uses the CPU instead of the GPU", "training still runs on CPU", "the model is not using my GPU",
+    "PyTorch не видит видеокарту", "检测不到GPU", "GPUが認識されない", "no detecta la GPU",
+])
+def test_a_reporter_saying_it_runs_on_the_cpu_in_any_wording(said):
+    assert gd820("Windows 11, RTX 4070\n" + said + "\n") == ["cpu-only-build"]

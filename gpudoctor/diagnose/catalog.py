@@ -173,7 +173,7 @@ def required_literal(pattern: str) -> str | None:
             run = ""
         i += 1
     runs.append(run)
-    best = max(runs, key=len)
+    best = max(runs, key=lambda r: len(r.strip()))
     return best.lower() if len(best.strip()) >= 3 else None
 
 

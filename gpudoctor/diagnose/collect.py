@@ -38,6 +38,8 @@ class Signal:
     text: str  # the matched line, trimmed
     source: str  # "torch warning line 4"
     category: str | None = None  # overrides the code's category when the paste says more
+    # The reporter's own sentence ("the GPU is not detected"), not a program's output.
+    reporters_words: bool = False
 
 
 @dataclass
@@ -227,7 +229,8 @@ def prefer_the_failing_report(f: Facts) -> None:
     describes the failure with the one printed last before the first error line:
     among values of equal rank, that one wins. Without an error line the first
     value stays."""
-    errors = [n for n in (source_line(sig.source) for sig in f.signals) if n is not None]
+    # (A sentence of the reporter's is no program's failure: it anchors no report.)
+    errors = [n for n in (source_line(sig.source) for sig in f.signals if not sig.reporters_words) if n is not None]
     if not errors:
         # No error line: a report that itself shows the failure (a CPU build, CUDA
         # unavailable) is the one the paste is about, the other one worked.

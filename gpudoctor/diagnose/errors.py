@@ -104,7 +104,7 @@ def _signals(p: Paste, q: Paste, f: Facts) -> None:
 
 def _signal(p: Paste, f: Facts, e, line_no: int, text: str) -> None:
     src = f"{p.label + ': ' if p.label else ''}error line {line_no}"
-    f.signal(Signal(e.id, e.title, e.code, text, src))
+    f.signal(Signal(e.id, e.title, e.code, text, src, reporters_words=not e.printed_by))
     f.saw("error messages")
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from gpudoctor.compat import parse_arch_list
 from gpudoctor.diagnose import Diagnosis
+from gpudoctor.diagnose.arch_verdict import arch_category, gpus_older_than_the_cuda
 from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.diagnose.collect import Read, source_line
 from gpudoctor.diagnose.collect_env import CUDNN_FILE
@@ -23,7 +23,7 @@ from gpudoctor.matrices import Matrices
 from gpudoctor.rules.libraries import shadow_fix
 from gpudoctor.rules.registry import RULES
 from gpudoctor.snapshot import Snapshot
-from gpudoctor.versions import compute_capability, parse_numeric
+from gpudoctor.versions import parse_numeric
 
 MAX_EVIDENCE = 3
 
@@ -207,9 +207,9 @@ TWO_CUDNN_MAJORS_FIX = Fix(
 
 def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices | None) -> str | None:
     if code == "GD801":
-        found = _arch_category(d.snapshot, {r.fact: r.value for r in d.reads}, m)
+        found = arch_category(d.snapshot, {r.fact: r.value for r in d.reads}, m)
         return entry_category if found == "arch-not-in-build" and entry_category else found
-    if code == DRIVER_INSUFFICIENT and _gpus_older_than_the_cuda(d.snapshot, m):
+    if code == DRIVER_INSUFFICIENT and gpus_older_than_the_cuda(d.snapshot, m):
         return "arch-dropped"  # the CUDA dropped the GPU: upgrading the driver cannot help
     if code in NO_GPU_CODES or entry_category == "no-driver":
         # "No driver" seen from inside WSL or a container (or a batch job given no GPU)
@@ -220,19 +220,6 @@ def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices |
 
 # "CUDA driver version is insufficient for CUDA runtime version" and its other wordings.
 DRIVER_INSUFFICIENT = "GD802"
-
-
-def _gpus_older_than_the_cuda(s: Snapshot, m: Matrices | None) -> bool:
-    """Whether every GPU is older than every architecture the paste's CUDA (a
-    toolkit, or a framework build's CUDA) compiles for: that CUDA has no code
-    for the GPU, so a newer driver would only trade the driver error for a
-    missing-kernel one (a Quadro 600, Fermi, under CUDA 11)."""
-    ccs = [compute_capability(g.compute_capability) for g in s.gpus or ()]
-    cudas = [rt.nvcc or rt.version for rt in s.cuda_runtimes or () if rt.kind != "driver"]
-    cudas += [fw.cuda.value for fw in s.frameworks or () if fw.cuda.known]
-    floors = [min(c for c in map(compute_capability, m.arch_support(v)) if c)
-              for v in cudas if v and m is not None and m.arch_support(v)]
-    return bool(ccs and floors) and all(c is not None and c < min(floors) for c in ccs)
 
 
 # The warning a "running on the CPU" message becomes beside an NVIDIA GPU.
@@ -251,48 +238,6 @@ def _boundary(s: Snapshot) -> str | None:
     if s.system.container.known and s.system.container.value != "none":
         return "container-no-gpu"
     return None
-
-
-def _arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> str:
-    """Whether the GPU is below or above what the build covers: from the
-    build's arch list, else PyTorch's stated range, else what the build's CUDA
-    can compile for at all (a cu121 build has nothing for sm_120)."""
-    ccs = [c for c in (compute_capability(g.compute_capability) for g in s.gpus or ()) if c is not None]
-    low = high = None
-    for fw in s.frameworks or ():
-        entries = parse_arch_list(fw.arch_list.value or ())
-        if not entries and fw.cuda.known and m is not None:
-            entries = parse_arch_list(m.arch_support(fw.cuda.value))
-        if entries:
-            low, high = min(e.cc for e in entries), max(e.cc for e in entries)
-            break
-    low = compute_capability(reads.get("torch.cc_min")) or low
-    high = compute_capability(reads.get("torch.cc_max")) or high
-    if ccs and low and all(c < low for c in ccs):
-        return "arch-dropped"
-    if ccs and high and all(c > high and c.major != high.major for c in ccs):
-        return "arch-too-new-for-cuda"
-    if ccs and low and high and reads.get("torch.cc_max") and all(low <= c and c.major == high.major for c in ccs):
-        return "arch-in-range"
-    if ccs and low is None and high is None and m is not None:
-        return _against_current_builds(ccs, m)
-    return "arch-not-in-build"
-
-
-def _against_current_builds(ccs: list, m: Matrices) -> str:
-    """With the build unknown, the GPU against the CUDA builds of the newest
-    PyTorch series: below every one of them, the builds dropped it (a K80);
-    above the range of some of them, a build for an older CUDA predates it (an
-    RTX 50xx on a cu126 build). PyTorch's builds stand in for any framework's:
-    their CUDA sets the architectures a build can carry."""
-    lists = [parse_arch_list(b.arch_list) for b in m.current_torch_cuda_builds()]
-    if not lists:
-        return "arch-not-in-build"
-    if all(c < min(e.cc for e in entries) for entries in lists for c in ccs):
-        return "arch-dropped"
-    if any(all(c.major > max(e.cc for e in entries).major for c in ccs) for entries in lists):
-        return "arch-too-new-for-cuda"
-    return "arch-not-in-build"
 
 
 # A paste shows what is there, rarely what is missing. These rules conclude

@@ -25,6 +25,7 @@ _CPU_DEFAULT = {"windows": "windows-x86_64", "darwin": "macos-arm64"}
 
 
 def parse(p: Paste, f: Facts) -> None:
+    jax: list[tuple[str, str]] = []
     for m in p.scan(_INSTALL, "install"):
         try:
             tokens = shlex.split(m.group(1), comments=True)
@@ -34,6 +35,10 @@ def parse(p: Paste, f: Facts) -> None:
         add_args(source, [(t, 1) for t in tokens])
         _llama_cpp(p, f, source, m.start(1))
         _cuda_named(p, f, source, m.start(1))
+        jax += [(_jax_build(tokens), p.where("install command", m.start(1), claim=False))
+                for t in tokens if _JAX.fullmatch(t) or _JAX_CUDA.match(t)][:1]
+        if any(t.lower().startswith("tensorflow-cpu") for t in tokens):
+            f.fw("tensorflow", "build", "cpu", p.where("install command", m.start(1), claim=False), STATED)
         torch = source.find("torch")
         if torch is None:
             continue
@@ -54,6 +59,41 @@ def parse(p: Paste, f: Facts) -> None:
             f.fw("torch", "build", "cuda", src, STATED)
             f.fw("torch", "cuda", f"{variant[2:-1]}.{variant[-1]}", src, STATED)
         f.saw("install command")
+    _conda_cpuonly(p, f)
+    # Several install commands (one tried after another): any that asked for a CUDA jax
+    # makes "CPU" unproven; every one plain means the CPU jaxlib.
+    builds = {b for b, _ in jax}
+    # (A framework that answered "CUDA available" is no CPU build, whatever was typed before.)
+    if builds == {"cpu"} and f.get("system.os") != "darwin" and f.fw_get("jax", "is_available") is not True:
+        f.fw("jax", "build", "cpu", jax[0][1], STATED)
+    elif "cuda" in builds:
+        f.fw("jax", "build", "cuda", next(src for b, src in jax if b == "cuda"), STATED)
+
+
+# `pip install jax`, `jax[cuda12]`, `jaxlib==0.4.7+cuda11.cudnn86`, `"jax[cpu]>=0.4"`.
+_JAX = re.compile(r"(?:jax|jaxlib)(?:\[[\w,\s-]*\])?(?:[=<>~!]=?[\w.+*-]*)?(?:,[=<>~!]=?[\w.+*-]*)*", re.I)
+# What makes a jax install a CUDA one: a cuda/gpu extra (jax[cuda12], jax[cuda12_pip], the
+# old jax[cuda]), a jaxlib version with +cuda, the CUDA plugin package, or the CUDA release
+# index. Without any of them pip installs PyPI's jaxlib, which has been CPU-only in every
+# release (source: https://docs.jax.dev/en/latest/installation.html).
+_JAX_CUDA = re.compile(r"jax\[[^\]]*(?:cuda|gpu|tpu)|jaxlib[^\s]*\+cuda|jax-cuda\d+-(?:plugin|pjrt)|jax_cuda_releases|"
+                       r"jax-releases|jax_releases", re.I)
+
+
+def _jax_build(tokens: list[str]) -> str:
+    return "cuda" if any(_JAX_CUDA.search(t) for t in tokens) else "cpu"
+
+
+# `conda install pytorch torchvision cpuonly -c pytorch`: the pytorch channel's `cpuonly`
+# metapackage pins the CPU build (source: https://pytorch.org/get-started/previous-versions/).
+_CONDA_CPUONLY = re.compile(r"\bconda[ \t]+install\b[^\n]{0,300}?\b(?:cpuonly|pytorch-cpu)\b", re.I)
+
+
+def _conda_cpuonly(p: Paste, f: Facts) -> None:
+    for m in p.scan(_CONDA_CPUONLY, "cpuonly", "pytorch-cpu") if f.fw_get("torch", "is_available") is not True else ():
+        f.fw("torch", "build", "cpu", p.where("install command", m.start(), claim=False), STATED)
+        f.saw("install command")
+        return
 
 
 # llama-cpp-python's PyPI release is an sdist that compiles llama.cpp at install time,

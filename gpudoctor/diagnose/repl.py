@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import re
 
-from gpudoctor.diagnose.collect import Facts
+from gpudoctor.diagnose.collect import STATED, TOOL, Facts
 from gpudoctor.diagnose.paste import Paste
 from gpudoctor.matrices.framework_queries import cudnn_text
 
@@ -52,7 +52,25 @@ _FACTS = {
 }
 
 
+# A sentence that quotes an answer: "torch.cuda.is_available() returns False",
+# "cuda.is_available() 返回False", "tf.test.is_gpu_available() -> false".
+_SAID = re.compile(r"\b((?:torch\.)?cuda\.is_available|tf\.test\.is_gpu_available|tf\.test\.is_built_with_cuda)\(\)"
+                   r"[^\n()=]{0,40}?(?<![A-Za-z0-9_.])(true|false)\b", re.I)
+_SAID_FACTS = {"cuda.is_available": ("torch", "is_available"), "tf.test.is_gpu_available": ("tensorflow", "is_available"),
+               "tf.test.is_built_with_cuda": ("tensorflow", "built_with_cuda")}
+
+
+def _said(p: Paste, f: Facts) -> None:
+    for m in p.scan(_SAID, "is_available", "is_gpu_available", "is_built_with_cuda"):
+        between = p.text[m.end(1):m.start(2)].lower()
+        if re.search(r"\b(?:not|n't|instead|expected|should|want)\b|=", between):
+            continue  # "should return True", "instead of False": not what it answered
+        key = _SAID_FACTS[m.group(1).lower().removeprefix("torch.")]
+        _fact(f, key, m.group(2).lower() == "true", p.where("free text", m.start(), claim=False), STATED)
+
+
 def parse(p: Paste, f: Facts) -> None:
+    _said(p, f)
     bare = "()\n" in p.text or "__\n" in p.text or ".cuda\n" in p.text
     if ">>>" not in p.text and "In [" not in p.text and "print(" not in p.text and not bare:
         return
@@ -124,31 +142,33 @@ def _literal(raw: str):
         return raw.strip("'\"")
 
 
-def _fact(f: Facts, key: tuple[str, str], value, src: str) -> None:
+def _fact(f: Facts, key: tuple[str, str], value, src: str, rank: int = TOOL) -> None:
     what, field = key
     if what == "gpu":
         if isinstance(value, str) and value:
-            f.gpu(src, name=value)
+            f.gpu(src, name=value, rank=rank)
         return
     if field == "version" and isinstance(value, str) and re.match(r"\d+\.\d+", value):
-        f.fw(what, "version", value, src)
+        f.fw(what, "version", value, src, rank)
     elif field == "cuda":
         if value is None or value == "None":
-            f.fw(what, "build", "cpu", src)  # torch.version.cuda is None in a CPU build
+            f.fw(what, "build", "cpu", src, rank)  # torch.version.cuda is None in a CPU build
         elif isinstance(value, str) and re.fullmatch(r"\d+\.\d+", value):
-            f.fw(what, "cuda", value, src)
-            f.fw(what, "build", "cuda", src)
+            f.fw(what, "cuda", value, src, rank)
+            f.fw(what, "build", "cuda", src, rank)
     elif field == "is_available" and isinstance(value, bool):
-        f.fw(what, "is_available", value, src)
+        f.fw(what, "is_available", value, src, rank)
     elif field == "cudnn" and isinstance(value, int) and value > 0:
-        f.fw(what, "cudnn", cudnn_text(value), src)
+        f.fw(what, "cudnn", cudnn_text(value), src, rank)
     elif field == "built_with_cuda" and isinstance(value, bool):
-        f.fw(what, "build", "cuda" if value else "cpu", src)
+        f.fw(what, "build", "cuda" if value else "cpu", src, rank)
     elif field in ("gpus", "devices", "backend"):
         text = str(value).lower()
         if field == "backend" and text in ("cpu", "gpu", "cuda"):
-            f.fw(what, "is_available", text != "cpu", src)
+            f.fw(what, "is_available", text != "cpu", src, rank)
         elif field == "gpus" and text == "[]":
-            f.fw(what, "is_available", False, src)
+            f.fw(what, "is_available", False, src, rank)
         elif field == "devices" and "cpudevice" in text and "cuda" not in text and "gpu" not in text:
-            f.fw(what, "is_available", False, src)
+            f.fw(what, "is_available", False, src, rank)
+        elif field == "devices" and re.search(r"\b(?:cuda|gpu)(?:device)?\(id=\d", text):
+            f.fw(what, "is_available", True, src, rank)  # [CudaDevice(id=0)], [cuda(id=0)], [GpuDevice(id=0, ...)]

@@ -1,0 +1,82 @@
+"""Which side of a build's architectures a GPU is on: below it (the build
+dropped the GPU), above it (the build's CUDA predates the GPU) or inside it
+(a gap in the build). The verdict behind "no kernel image" and behind a
+driver error on a GPU the CUDA no longer compiles for."""
+
+from __future__ import annotations
+
+from gpudoctor.compat import parse_arch_list
+from gpudoctor.matrices import Matrices
+from gpudoctor.snapshot import Snapshot
+from gpudoctor.versions import compute_capability
+
+
+def gpus_older_than_the_cuda(s: Snapshot, m: Matrices | None) -> bool:
+    """Whether every GPU is older than every architecture the paste's CUDA (a
+    toolkit, or a framework build's CUDA) compiles for: that CUDA has no code
+    for the GPU, so a newer driver would only trade the driver error for a
+    missing-kernel one (a Quadro 600, Fermi, under CUDA 11)."""
+    ccs = [compute_capability(g.compute_capability) for g in s.gpus or ()]
+    cudas = [rt.nvcc or rt.version for rt in s.cuda_runtimes or () if rt.kind != "driver"]
+    cudas += [fw.cuda.value for fw in s.frameworks or () if fw.cuda.known]
+    floors = [min(c for c in map(compute_capability, m.arch_support(v)) if c)
+              for v in cudas if v and m is not None and m.arch_support(v)]
+    return bool(ccs and floors) and all(c is not None and c < min(floors) for c in ccs)
+
+
+def arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> str:
+    """Whether the GPU is below or above what the build covers: from the
+    build's arch list, else PyTorch's stated range, else what the build's CUDA
+    can compile for at all (a cu121 build has nothing for sm_120)."""
+    ccs = [c for c in (compute_capability(g.compute_capability) for g in s.gpus or ()) if c is not None]
+    low = high = None
+    for fw in s.frameworks or ():
+        entries = parse_arch_list(fw.arch_list.value or ())
+        if not entries and fw.cuda.known and m is not None:
+            entries = parse_arch_list(m.arch_support(fw.cuda.value))
+        if entries:
+            low, high = min(e.cc for e in entries), max(e.cc for e in entries)
+            break
+    low = compute_capability(reads.get("torch.cc_min")) or low
+    high = compute_capability(reads.get("torch.cc_max")) or high
+    if ccs and low and all(c < low for c in ccs):
+        return "arch-dropped"
+    if ccs and high and all(c > high and c.major != high.major for c in ccs):
+        return "arch-too-new-for-cuda"
+    if ccs and low and high and reads.get("torch.cc_max") and all(low <= c and c.major == high.major for c in ccs):
+        return "arch-in-range"
+    if ccs and low is None and high is None and m is not None:
+        return _against_stated_cuda(ccs, s, m) or _against_current_builds(ccs, m)
+    return "arch-not-in-build"
+
+
+def _against_stated_cuda(ccs: list, s: Snapshot, m: Matrices) -> str | None:
+    """With the build unknown, the one CUDA the paste names (a toolkit, "CUDA 10.1")
+    bounds what a build for it can carry: CUDA 10.1 compiles nothing for an RTX
+    3090's sm_86, CUDA 12 nothing for a K80. None where it does not decide: a
+    stated CUDA is as often the driver's, which says nothing of the build."""
+    cudas = {rt.nvcc or rt.version for rt in s.cuda_runtimes or () if rt.kind != "driver"} - {None}
+    entries = parse_arch_list(m.arch_support(cudas.pop())) if len(cudas) == 1 else ()
+    if not entries:
+        return None
+    if all(c < min(e.cc for e in entries) for c in ccs):
+        return "arch-dropped"
+    if all(c.major > max(e.cc for e in entries).major for c in ccs):
+        return "arch-too-new-for-cuda"
+    return None
+
+
+def _against_current_builds(ccs: list, m: Matrices) -> str:
+    """With the build unknown, the GPU against the CUDA builds of the newest
+    PyTorch series: below every one of them, the builds dropped it (a K80);
+    above the range of some of them, a build for an older CUDA predates it (an
+    RTX 50xx on a cu126 build). PyTorch's builds stand in for any framework's:
+    their CUDA sets the architectures a build can carry."""
+    lists = [parse_arch_list(b.arch_list) for b in m.current_torch_cuda_builds()]
+    if not lists:
+        return "arch-not-in-build"
+    if all(c < min(e.cc for e in entries) for entries in lists for c in ccs):
+        return "arch-dropped"
+    if any(all(c.major > max(e.cc for e in entries).major for c in ccs) for entries in lists):
+        return "arch-too-new-for-cuda"
+    return "arch-not-in-build"
