@@ -32,6 +32,7 @@ def test_versions_inside_one_sentence():
     ("torch==2.0.1+cu118 installed", "2.0.1+cu118", "11.8"),
     ("PyTorch v2.1 (cu121)", "2.1", "12.1"),
     ("torch 2.3.0 / cuda 12.1", "2.3.0", "12.1"),
+    ("GTX 970 + pytorch 2.8.0 cu128: CUDA error", "2.8.0", "12.8"),
     ("torch 2.1 and CUDA 12.1 toolkit", "2.1", None),  # "and" does not tie the toolkit to the build
     ("- Windows 10\n- 2.8.0+cu128\n", "2.8.0+cu128", "12.8"),  # PyTorch's wheel tag on a line of its own
     ("Version: 2.1.0+cpu", "2.1.0+cpu", None),

@@ -30,9 +30,10 @@ _VERSION = r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
 _TORCH = re.compile(r"\b(?:torch|pytorch)(?:[ \t]{0,2}(?:nightly|build))?" + _SEP +
                     r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\.dev\d{1,10}|a0\+\w{1,12}|rc\d)?"
                     r"(?:\+(?:cu\d{2,3}|cpu|rocm[\d.]{1,8}))?)(?![\w+])(?!\.\d)", re.I)
-# "torch 2.0 with CUDA 11.8", "pytorch 1.13 built for cuda 11.7", "torch 2.1 (cu121)", "torch 2.1 / cu121"
-_TORCH_WITH_CUDA = re.compile(r"\b(?:torch|pytorch)[^\n]{0,24}?\d\.\d{1,2}(?:\.\d{1,3})?[ \t]{0,2}"
-                              r"(?:\(|/|,|\+|with|built with|compiled with|for)[ \t]{0,2}"
+# "torch 2.0 with CUDA 11.8", "pytorch 1.13 built for cuda 11.7", "torch 2.1 (cu121)", "torch 2.1 / cu121",
+# "torch 2.8.0 cu128"
+_TORCH_WITH_CUDA = re.compile(r"\b(?:torch|pytorch)[^\n]{0,24}?\d\.\d{1,2}(?:\.\d{1,3})?"
+                              r"(?:[ \t]{0,2}(?:\(|/|,|\+|with|built with|compiled with|for)|[ \t])[ \t]{0,2}"
                               r"(?:cuda[ \t_-]{0,2}(\d{1,2}\.\d)|cu(\d{2})(\d))\b", re.I)
 # A PyTorch local version on a line of its own ("- 2.8.0+cu128", "Version: 2.1.0+cpu"), as people
 # list what they run: the "+cuNNN"/"+cpu" suffix is PyTorch's own wheel tag. torchaudio's wheels carry
