@@ -272,3 +272,23 @@ def test_no_visible_device_is_an_error_only_behind_a_container_or_wsl(context, s
     d = read_paste(context + "RuntimeError: No CUDA GPUs are available\n", matrices=m, debug=True)
     (found,) = [f for f in diagnose_report(d, m, debug=True).findings if f.code == "GD809"]
     assert (found.severity.value, found.category) == (severity, category)
+
+
+@pytest.mark.parametrize("paste,severity", [
+    ("vllm 0.6.3 on a Tesla P40 fails to start\n", "error"),  # the release known: its floor, 7.0
+    ("I want to serve with vLLM on my GTX 1080 Ti\n", "warning"),  # no release: every release needs 7.0+
+    ("Can I run cuML and cuDF locally? Would a 750 ti be suitable?\n", "warning"),  # RAPIDS: 6.0+ in every release
+    ("cuml-cu12                 24.4.0\ntorch                     2.3.0\nGPU: GTX 1080\n", "error"),  # 24.02+: 7.0
+])
+def test_a_gpu_library_named_beside_a_gpu_below_its_floor_is_arch_dropped(paste, severity):
+    m = load_matrices(overlay=None)
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    found = {(f.category, f.severity.value) for f in report.findings if f.code == "GD528"}
+    assert found == {("arch-dropped", severity)}
+
+
+@pytest.mark.parametrize("paste", ["vllm 0.6.3 on a Tesla V100\n", "cuML 23.12 on my GTX 1080\n", "vLLM on a T4\n"])
+def test_a_gpu_library_on_a_gpu_it_supports_says_nothing(paste):
+    m = load_matrices(overlay=None)
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    assert [f for f in report.findings if f.code == "GD528"] == []

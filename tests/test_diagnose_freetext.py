@@ -68,6 +68,9 @@ def test_a_bare_wheel_tag_needs_a_line_of_its_own(text):
     ("My GPU is Palit nVidia GeForce 9500GT 1GB.", "nVidia GeForce 9500GT", "1.1"),
     ("NVIDIA Quadro FX 1800M latest driver installed", "NVIDIA Quadro FX 1800M", "1.2"),
     ("my running platform:5070ti  Torch: 2.0.1+cu117", "RTX 5070ti", "12.0"),  # Ti after a colon: not a port
+    ("Would a 750 ti be suitable for this?", "GTX 750 ti", "5.0"),  # with its Ti, a number is a GPU anywhere
+    ("I use a 4090 for this", "RTX 4090", "8.9"),
+    ("my 980ti crashes", "GTX 980ti", "5.2"),
 ])
 def test_gpu_names_as_typed(text, name, cc):
     s = snap(text)
@@ -75,7 +78,8 @@ def test_gpu_names_as_typed(text, name, cc):
 
 
 @pytest.mark.parametrize("text", ["listening on port 3080", "in 2080 we will", "my server at localhost:3080", "AMD MI300X here",
-                                  "version 1060 of the file", "my Radeon RX 7900 XTX"])
+                                  "version 1060 of the file", "my Radeon RX 7900 XTX",
+                                  "my 960 photos", "timeout after 750 ms"])
 def test_no_gpu_where_there_is_none(text):
     s = snap(text)
     assert not s.gpus or all(g.compute_capability is None for g in s.gpus)

@@ -265,6 +265,9 @@ def _frameworks(f: Facts, reads: list[Read]) -> tuple[Framework, ...] | None:
     for name in names:
         store = f.frameworks[name]
         if "version" not in store and "build" not in store and "is_available" not in store:
+            if "named" in store:  # a GPU library named, its release unknown: its floor is every release's
+                reads.append(Read(f"{name}.named", "yes", store["named"].source))
+                out.append(Framework(name=name))
             continue  # a framework the paste only names in passing
         facts = {}
         for key in _FW_FACTS:

@@ -50,6 +50,10 @@ _TF = re.compile(r"\b(?:tensorflow|tf)(?:-gpu|\[and-cuda\])?" + _SEP + r"(\d\.\d
 _JAX = re.compile(r"\b(jax|jaxlib)(?:\[[\w,-]{1,20}\])?" + _SEP + r"(0\.\d{1,2}\.\d{1,3}(?:\+cuda[\w.]{1,20})?)(?![\w.])",
                   re.I)
 _CUPY = re.compile(r"\bcupy(?:-cuda\d{2,3}x?)?" + _SEP + _VERSION + r"\b", re.I)
+# GPU libraries whose every release has an architecture floor (gpudoctor/matrices/companions.toml
+# [[gpu_library]]): named at all ("vLLM on my P40", "cuML 24.04"), they are what the paste runs.
+_GPU_LIBRARY = re.compile(r"\b(vllm|cuml|cudf|cugraph|rapids)(?:[ \t]{0,2}(?:v|==|=|:)?[ \t]{0,2}"
+                          r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?))?(?![\w-])", re.I)
 # "onnxruntime-gpu 1.16.3", "onnxruntime 1.2.0", "ONNX Runtime 1.17": the package name says which build.
 _ORT = re.compile(r"\b(onnx[ _]?runtime(?:-(?:gpu|directml|openvino|silicon|training))?)" + _SEP +
                   r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", re.I)
@@ -156,19 +160,22 @@ _GPU_FAMILY = re.compile(  # (?<![A-Za-z0-9_]) rather than \b: "显卡是RTX3060
     r")(?![A-Za-z0-9_-])", re.I)  # ASCII: "k40m的显卡" ends the name
 _GPU_SHORT = re.compile(r"\b(T4|L4|L40S?|L20|A10G?|A30|A40|A16|A2|P40|P4|A[2-6]000|RTX[ \t]A[2-6]000)\b")
 # A trailing capital S is the SUPER ("2080S"), a small one a plural ("dual 3090s").
-_GPU_NUMBER = re.compile(r"(?<![A-Za-z0-9_.$#:/-])((?:[2-5]0[5-9]0|1[06][3-8]0)(?:[ \t]?(?i:ti|super|d)|S)?)s?(?![\w.%-])")
+# GTX 7xx/9xx are three digits, a shape too common in prose to take without their Ti ("a 750 ti", "980ti").
+_GPU_NUMBER = re.compile(r"(?<![A-Za-z0-9_.$#:/-])((?:[2-5]0[5-9]0|1[06][3-8]0)(?:[ \t]?(?i:ti|super|d)|S)?|"
+                         r"[79][5-8]0[ \t]?(?i:ti))s?(?![\w.%-])")
 # After a colon a bare number may be a port ("localhost:3080"); with Ti or SUPER it is a GPU ("platform:5070ti").
 _GPU_NUMBER_AFTER_COLON = re.compile(r"(?<=:)((?:[2-5]0[5-9]0|1[06][3-8]0)[ \t]?(?i:ti|super))(?![\w.%-])")
+_SUFFIXED = re.compile(r"(?i:ti|super)$")
 _GPU_PREFIX = re.compile(r"(?:(?:NVIDIA|Tesla|GeForce)[ \t]{1,2}){1,3}$", re.I)
 _GPU_CONTEXT = re.compile(r"gpu|graphics|card|nvidia|geforce|device|tesla|instance|vram|\bon (?:a|an|my|the)\b|"
-                          r"\b(?:have|got|bought|using|with) (?:a|an|two|dual)\b|"
+                          r"\b(?:have|got|bought|using|use|uses|with) (?:a|an|two|dual)\b|"
                           r"\bmy\b|\bdual\b|\b\d[ \t]?x\b|显卡|顯卡|グラボ|グラフィック|그래픽|видеокарт|tarjeta", re.I)
 # Every family name contains one of these words, every line that may name a
 # short data-center GPU one of the context words: cheap filters for the lines.
 _GPU_WORDS = ("rtx", "gtx", "gt ", "gt-", "mx", "titan", "quadro", "jetson", "geforce", "a100", "a800", "h100", "h200", "h800",
               "h20", "gh200", "b200", "b100", "b300", "gb200", "gb300", "v100", "p100", "k80", "k40", "k20", "m40", "m60")
 _CONTEXT_WORDS = ("gpu", "graphics", "card", "nvidia", "geforce", "device", "tesla", "instance", "vram", " on ", "my ",
-                  "have a", "got a", "bought a", "using a", "with a", "with two", "with dual",
+                  "have a", "got a", "bought a", "using a", "use a", "uses a", "with a", "with two", "with dual",
                   "dual", "x ", "显卡", "顯卡", "グラボ", "グラフィック", "그래픽", "видеокарт", "tarjeta")
 _NUMBER_FIRST = re.compile(r"\b(\d{4})[ \t]?(ti|super)?[ \t]{1,2}(RTX|GTX)\b", re.I)
 
@@ -183,15 +190,18 @@ def gpu_names(text: str) -> list[str]:
     model numbers gain their family ('my 3090' -> 'RTX 3090', '1080 ti' -> 'GTX 1080 Ti')."""
     names = [_with_prefix(text, m.start(), m.group(1)) for m in _GPU_FAMILY.finditer(text)]
     taken = [m.span() for m in _GPU_FAMILY.finditer(text)]
-    if _GPU_CONTEXT.search(text):
+    context = bool(_GPU_CONTEXT.search(text))
+    if context:
         names += [_with_prefix(text, m.start(), m.group(1)) for m in _GPU_SHORT.finditer(text)
                   if not any(a <= m.start() < b for a, b in taken)]
-        for m in (*_GPU_NUMBER.finditer(text), *_GPU_NUMBER_AFTER_COLON.finditer(text)):
-            if any(a <= m.start() < b for a, b in taken):
-                continue
-            number = re.sub(r"(\d)S$", r"\1 SUPER", m.group(1))
-            family = "GTX" if number[:2] in ("10", "16") else "RTX"
-            names.append(f"{family} {number}")
+    # A model number with its Ti or SUPER is a GPU anywhere ("would a 750 ti do?"); a bare one
+    # only where the line speaks of hardware.
+    for m in (*_GPU_NUMBER.finditer(text), *_GPU_NUMBER_AFTER_COLON.finditer(text)):
+        if any(a <= m.start() < b for a, b in taken) or not (context or _SUFFIXED.search(m.group(1))):
+            continue
+        number = re.sub(r"(\d)S$", r"\1 SUPER", m.group(1))
+        family = "GTX" if number[:2] in ("10", "16") or len(number.split()[0].rstrip("TtIi")) == 3 else "RTX"
+        names.append(f"{family} {number}")
     for m in _NUMBER_FIRST.finditer(text):  # "3080 RTX" -> "RTX 3080"
         names.append(f"{m.group(3).upper()} {m.group(1)}" + (f" {m.group(2)}" if m.group(2) else ""))
     return list(dict.fromkeys(n.strip() for n in names))
@@ -261,6 +271,11 @@ def _frameworks(found, f: Facts) -> None:
             f.package(name, m.group(2), src)
     for m, src in found(_ORT_LISTED, "onnx"):
         f.package("onnxruntime", m.group(1), src)
+    for m, src in found(_GPU_LIBRARY, "vllm", "cuml", "cudf", "cugraph", "rapids"):
+        name = m.group(1).lower()
+        f.fw(name, "named", True, src, STATED)
+        if m.group(2):
+            f.fw(name, "version", m.group(2), src, STATED)
 
 
 def _system(p: Paste, f: Facts, found) -> None:
@@ -305,7 +320,7 @@ def _system(p: Paste, f: Facts, found) -> None:
 
 def _gpus(p: Paste, f: Facts) -> None:
     hits = [*p.scan(_GPU_FAMILY, *_GPU_WORDS), *p.scan(_GPU_SHORT, *_CONTEXT_WORDS),
-            *p.scan(_GPU_NUMBER, *_CONTEXT_WORDS), *p.scan(_GPU_NUMBER_AFTER_COLON, *_CONTEXT_WORDS),
+            *p.scan(_GPU_NUMBER, *_CONTEXT_WORDS, "ti", "super"), *p.scan(_GPU_NUMBER_AFTER_COLON, *_CONTEXT_WORDS),
             *p.scan(_NUMBER_FIRST, "rtx", "gtx")]
     hit_lines = sorted({p.line_no(m.start()) for m in hits})
     hit_lines = [n for n in hit_lines if n not in p.claimed]

@@ -29,13 +29,14 @@ _INTERESTING = re.compile(r"^(torch|torchvision|torchaudio|pytorch|pytorch-cuda|
                           r"tf-nightly.*|jax|jaxlib|jax-cuda\d+-(plugin|pjrt)|cupy.*|nvidia-.*|cudatoolkit|cudnn|nccl|"
                           r"cuda-version|cuda-cudart|cuda-runtime|cuda-nvcc|deepspeed|xformers|flash-attn|"
                           r"bitsandbytes|python|ultralytics|vllm|onnxruntime(-gpu|-directml|-openvino|-silicon|-training)?|"
-                          r"mxnet(-cu\d+(mkl)?)?|dgl(-cu\d+|-cuda[\d.]+)?|paddlepaddle(-gpu)?)$", re.I)
+                          r"mxnet(-cu\d+(mkl)?)?|dgl(-cu\d+|-cuda[\d.]+)?|paddlepaddle(-gpu)?|(cudf|cuml|cugraph)(-cu\d+)?|numba-cuda)$",
+                          re.I)
 
 
 # Each interesting name contains one of these: the filter for the column lines.
 _COLUMN_WORDS = ("torch", "tensorflow", "tf-nightly", "jax", "cupy", "nvidia-", "cudatoolkit", "cudnn", "nccl",
                  "cuda-", "deepspeed", "xformers", "flash-attn", "bitsandbytes", "python", "ultralytics", "vllm",
-                 "triton", "mxnet", "dgl", "paddlepaddle", "onnxruntime")
+                 "triton", "mxnet", "dgl", "paddlepaddle", "onnxruntime", "cudf", "cuml", "cugraph", "numba-cuda")
 
 
 def parse(p: Paste, f: Facts) -> None:
@@ -114,6 +115,12 @@ def interpret(f: Facts) -> None:
         if name in pk:
             _framework(f, name, pk[name])
     for name, v in pk.items():
+        rapids = re.fullmatch(r"(cudf|cuml|cugraph)(?:-cu(\d+))?|(numba-cuda|vllm)", name)
+        if rapids:
+            lib = rapids.group(1) or rapids.group(3)
+            f.fw(lib, "version", v.value, v.source, v.rank)
+            if rapids.group(2):
+                f.fw(lib, "cuda", f"{rapids.group(2)}.x", v.source, v.rank)  # cudf-cu12: its CUDA major
         if name.startswith("cupy-cuda"):
             f.fw("cupy", "version", v.value, v.source)
             f.fw("cupy", "build", "cuda", v.source)

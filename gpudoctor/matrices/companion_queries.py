@@ -90,6 +90,15 @@ def gpu_library_need(m, package: str, version: str, cuda_major: int | None, fiel
     return None
 
 
+def gpu_library_floor(m, package: str, cuda_major: int | None):
+    """(lowest min_sm of any release, its source) for a library whose release is
+    unknown: a GPU below it is below every release's floor. None without rows."""
+    rows = [row for row in m.table("companions", "gpu_library") if row.package == package and row.min_sm
+            and (row.cuda_major is None or cuda_major is None or row.cuda_major == cuda_major)]
+    low = min(rows, key=lambda row: compute_capability(row.min_sm) or (99, 9), default=None)
+    return (low.min_sm, low.source) if low else None
+
+
 def image(m, repository: str, tag: str) -> r.Image | None:
     for row in m.table("companions", "image"):
         if row.repository == repository and row.tag == tag:

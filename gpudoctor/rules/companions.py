@@ -241,34 +241,50 @@ def deepspeed_nvcc(s: Snapshot, m: Matrices) -> Findings:
     )
 
 
-_GPU_LIBRARY = {"cudf": "rapids", "cuml": "rapids", "cugraph": "rapids", "numba-cuda": "numba-cuda"}
+_GPU_LIBRARY = {"cudf": "rapids", "cuml": "rapids", "cugraph": "rapids", "rapids": "rapids",
+                "numba-cuda": "numba-cuda", "vllm": "vllm"}
 
 
-def _gpu_libraries(s: Snapshot):
+def _gpu_libraries(s: Snapshot, known_version: bool = True):
     for fw in s.frameworks or ():
-        if fw.name in _GPU_LIBRARY and fw.version.known:
+        if fw.name in _GPU_LIBRARY and (fw.version.known or not known_version):
             yield fw, _GPU_LIBRARY[fw.name], _major(fw.cuda.value)
 
 
+_FLOOR_FIX = {
+    "rapids": "RAPIDS 23.12 is the last release for Pascal (sm_60/61); none runs on Maxwell or older.",
+    "numba-cuda": "numba-cuda needs sm_50+ on CUDA 12, sm_75+ on CUDA 13.",
+    "vllm": "vLLM's wheels need Volta (sm_70) or newer, Turing (sm_75) from 0.21; on an older GPU use an engine "
+            "that still builds for it (llama.cpp, transformers) or a newer GPU.",
+}
+
+
 @rule("GD528", "gpu-library-drops-gpu", "arch-dropped", Severity.ERROR,
-      "A RAPIDS or numba-cuda release no longer supports a GPU's architecture.", FAMILY, since="0.1.0")
+      "A GPU library (RAPIDS, numba-cuda, vLLM) no longer supports, or never supported, a GPU's architecture.",
+      FAMILY, since="0.1.0")
 def library_arch_floor(s: Snapshot, m: Matrices) -> Findings:
-    libs = list(_gpu_libraries(s))
+    libs = list(_gpu_libraries(s, known_version=False))
     if not libs:
         return
     for g in need_gpus(s):
         for fw, package, major in libs:
-            need = q.gpu_library_need(m, package, fw.version.value, major, "min_sm")
+            # A release the paste does not show: the lowest floor of any release, so a
+            # GPU below it is below all of them (a GTX 750 Ti for any RAPIDS).
+            need = q.gpu_library_need(m, package, fw.version.value, major, "min_sm") if fw.version.known \
+                else q.gpu_library_floor(m, package, major)
             if need is None or q.sm_at_least(g.compute_capability, need[0]) is not False:
                 continue
+            release = fw.version.value if fw.version.known else "(every release)"
+            commands = (f'{pip_install(s)} "{fw.name}-cu12==23.12.*" --extra-index-url=https://pypi.nvidia.com',) \
+                if package == "rapids" else (f'{pip_install(s)} "numba-cuda[cu12]"',) if package == "numba-cuda" else ()
             yield library_arch_floor.finding(
-                f"{fw.name} {fw.version.value} needs compute capability {need[0]}+; {gpu_label(g)}",
+                f"{fw.name} {release} needs compute capability {need[0]}+; {gpu_label(g)}",
                 subject=f"GPU {g.index} × {fw.name}",
+                severity=None if fw.version.known else Severity.WARNING,
                 evidence=[gpu_evidence(g), ev_value(f"{fw.name}.min_sm", need[0], need[1])],
-                fix=Fix(f"{fw.name} {fw.version.value} has no kernels for this GPU. RAPIDS 23.12 is the last release "
-                        "for Pascal (sm_60/61); numba-cuda needs sm_50+ on CUDA 12, sm_75+ on CUDA 13.",
-                        (f'{pip_install(s)} "{fw.name}-cu12==23.12.*" --extra-index-url=https://pypi.nvidia.com'
-                         if package == "rapids" else f'{pip_install(s)} "numba-cuda[cu12]"',)),
+                fix=Fix(f"{fw.name} {fw.version.value} has no kernels for this GPU. {_FLOOR_FIX[package]}"
+                        if fw.version.known else f"No {fw.name} release has kernels for this GPU. {_FLOOR_FIX[package]}",
+                        commands),
             )
 
 
