@@ -292,3 +292,29 @@ def test_a_gpu_library_on_a_gpu_it_supports_says_nothing(paste):
     m = load_matrices(overlay=None)
     report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
     assert [f for f in report.findings if f.code == "GD528"] == []
+
+
+@pytest.mark.parametrize("path, category", [
+    ("export LD_LIBRARY_PATH=/usr/local/cuda-12.2/lib64:$LD_LIBRARY_PATH\n", "library-conflict"),
+    ("export LD_LIBRARY_PATH=/opt/intel/lib:$LD_LIBRARY_PATH\n", None),  # nothing of CUDA's on it
+    ("", None),
+])
+def test_torchs_cudnn_check_with_a_cuda_directory_on_the_library_path_is_a_shadowing_cudnn(path, category):
+    m = load_matrices(overlay=None)
+    paste = path + ("RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 9, 2) but found "
+                    "runtime version (8, 6, 0). PyTorch already comes bundled with cuDNN.\n")
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    gd806 = [f.category for f in report.findings if f.code == "GD806"]
+    assert gd806 == [category or "cudnn-version-mismatch"]
+
+
+@pytest.mark.parametrize("paste, severity", [
+    ("tensorflow-gpu 1.15.0 on a GeForce RTX 3090: Blas GEMM launch failed\n", "warning"),  # CUDA 10.0 < sm_86
+    ("tensorflow 2.5.0 on a GeForce RTX 3090\n", None),  # built with CUDA 11.2, which compiles for sm_86
+    ("jax 0.4.20, jaxlib 0.4.20+cuda11.cudnn86 on an RTX 5090\n", None),  # JAX loads the CUDA wheels installed
+])
+def test_a_build_whose_cuda_predates_the_gpu_is_too_old_for_it(paste, severity):
+    m = load_matrices(overlay=None)
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    found = [(f.category, f.severity.value) for f in report.findings if f.code == "GD302"]
+    assert found == ([("arch-too-new-for-cuda", severity)] if severity else [])

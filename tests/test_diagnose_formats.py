@@ -303,3 +303,28 @@ def test_what_a_paste_does_not_show_stays_unknown():
     s = d.snapshot
     assert s.gpus is None and s.frameworks is None and s.cudnn is None
     assert not s.driver.version.known and not s.system.os.known
+
+
+@pytest.mark.parametrize("path, framework", [
+    ("tensorflow/stream_executor/cuda/cuda_dnn.cc:389", "tensorflow"),
+    ("tensorflow/compiler/xla/stream_executor/cuda/cuda_dnn.cc:417", "tensorflow"),  # TF 2.12-2.14
+    ("external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:9261", "tensorflow"),  # TF 2.15 on
+    ("external/xla/xla/stream_executor/cuda/cuda_dnn.cc:439", "jax"),
+    ("external/org_tensorflow/tensorflow/compiler/xla/stream_executor/cuda/cuda_dnn.cc:389", "jax"),  # old jaxlib
+])
+def test_the_cudnn_version_message_belongs_to_the_framework_its_source_path_names(path, framework):
+    line = (f"2023-06-15 13:22:41.902381: E {path}] Loaded runtime CuDNN library: 8.5.0 but source was compiled "
+            "with: 8.6.0.  CuDNN library needs to have matching major version and equal or higher minor version.\n")
+    s = read_paste("tensorflow and jax are both installed\n" + line, matrices=load_matrices(overlay=None)).snapshot
+    assert [(fw.name, fw.deep.cudnn_runtime) for fw in s.frameworks or () if fw.deep] == [(framework, "8.5.0")]
+
+
+def test_a_framework_that_answered_without_its_cudnn_beside_a_cudnn_mismatch_is_judged():
+    from gpudoctor.diagnose.findings import diagnose_report
+    m = load_matrices(overlay=None)
+    paste = ("torch.cuda.is_available() returns True\n"
+             "E tensorflow/stream_executor/cuda/cuda_dnn.cc:389] Loaded runtime CuDNN library: 8.5.0 but source was "
+             "compiled with: 8.6.0.  CuDNN library needs to have matching major version and equal or higher minor "
+             "version.\n")
+    report = diagnose_report(read_paste(paste, matrices=m), m)  # torch answered, its cuDNN runtime unknown
+    assert "cudnn-version-mismatch" in {f.category for f in report.findings}

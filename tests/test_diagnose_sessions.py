@@ -210,3 +210,12 @@ def test_a_sentence_quoting_false_on_windows_names_the_cpu_wheel():
 ])
 def test_a_reporter_saying_it_runs_on_the_cpu_in_any_wording(said):
     assert gd820("Windows 11, RTX 4070\n" + said + "\n") == ["cpu-only-build"]
+
+
+@pytest.mark.parametrize("text, build", [
+    ("pip install paddlepaddle==2.6.1 paddleocr\n", "cpu"),  # the CPU build's name; the CUDA one is paddlepaddle-gpu
+    ("pip install paddlepaddle-gpu==2.6.1.post120\n", "cuda"),
+    (">>> paddle.device.is_compiled_with_cuda()\nFalse\n", "cpu"),
+])
+def test_paddles_package_name_and_its_answer_say_the_build(text, build):
+    assert fw(text, "paddle").build.value == build

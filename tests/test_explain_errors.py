@@ -233,8 +233,10 @@ MESSAGES = {
                                   "not found.",
     "nvcc-unsupported-host-compiler": "/usr/local/cuda/include/crt/host_config.h:132:2: error: #error -- unsupported GNU "
                                       "version! gcc versions later than 11 are not supported!",
+    "paddle-not-compiled-with-cuda": "ValueError: The device should not be 'gpu', since PaddlePaddle is not compiled "
+                                     "with CUDA",
     "jax-backend-cuda-failed": "I0808 20:59:00.842178 139857030612800 xla_bridge.py:328] Unable to initialize backend "
-                               "'cuda': FAILED_PRECONDITION: No visible GPU devices.",
+                               "'cuda': INTERNAL: an unexpected error while creating the client",
     "jax-other-backend-info": "I0808 20:59:00.964296 139857030612800 xla_bridge.py:328] Unable to initialize backend "
                               "'tpu': module 'jaxlib.xla_extension' has no attribute 'get_tpu_client'",
     "jax-no-gpu-fallback": "2022-11-30 12:50:08,211 - jax._src.lib.xla_bridge - WARNING - No GPU/TPU found, falling "
@@ -386,6 +388,14 @@ def test_deepspeed_accepted_minor_mismatch_is_not_an_error():
 ])
 def test_lines_that_do_not_say_which_fault_are_not_matched(line):
     assert not match_text(line)
+
+
+@pytest.mark.parametrize("line, entry", [
+    ("RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices.", "no-cuda-device"),
+    ("INFO - Unable to initialize backend 'rocm': FAILED_PRECONDITION: No visible GPU devices.", "jax-other-backend-info"),
+])
+def test_xlas_no_visible_gpu_is_no_device_only_for_the_cuda_backend(line, entry):
+    assert [m.entry.id for m in match_text(line)] == [entry]
 
 
 def test_an_assert_line_counts_only_as_a_traceback_shows_it():

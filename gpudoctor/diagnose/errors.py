@@ -208,7 +208,11 @@ def _cudnn_pair(p: Paste, f: Facts, m: re.Match, built: str, loaded: str, seen: 
         seen["jax only"] = "jax" in p.lower and "tensorflow" not in p.lower
     number = p.line_no(m.start())
     if number not in seen:
-        seen[number] = "xla/" in p.line(number).lower()
+        # JAX logs from external/xla/... (older jaxlib: external/org_tensorflow/tensorflow/compiler/xla/...);
+        # TensorFlow 2.12-2.14 from tensorflow/compiler/xla/..., 2.15 on from external/local_xla/xla/...
+        line = p.line(number).lower()
+        tf_xla = "local_xla/" in line or ("tensorflow/compiler/xla" in line and "org_tensorflow" not in line)
+        seen[number] = "xla/" in line and not tf_xla
     fw = "jax" if seen[number] or seen["jax only"] else "tensorflow"
     src = p.where("cuDNN error", m.start())
     f.fw(fw, "build", "cuda", src)

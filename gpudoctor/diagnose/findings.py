@@ -70,9 +70,16 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             extra = [Evidence(f"{other.name}.cudnn", str(other.cudnn.value), other.cudnn.source)]
             fix = TWO_CUDNN_MAJORS_FIX
         shadow = _cudnn_loaded_from_library_path(d.snapshot) if entry.code == "GD806" else None
+        on_path = _cuda_dirs_on_library_path(d) if entry.code == "GD806" and shadow is None else None
         if shadow is not None:
             category = "library-conflict"
             extra = [Evidence("cudnn.ld_library_path", f"{shadow.version} at {shadow.path}", shadow.source)]
+            fix = shadow_fix()
+        elif on_path is not None and _bundles_its_cudnn(sig.text, d.snapshot):
+            # A wheel that brings its own cuDNN found another one, and LD_LIBRARY_PATH names a
+            # CUDA or cuDNN directory: PyTorch's own message concludes the same.
+            category = "library-conflict"
+            extra = [Evidence("ld_library_path", on_path.value, on_path.source)]
             fix = shadow_fix()
         key = (entry.code, entry.id)
         if key in by_key:
@@ -187,8 +194,8 @@ def _cudnn_loaded_from_library_path(s: Snapshot):
     LD_LIBRARY_PATH lists a cuDNN directory of exactly the loaded version: the
     system's cuDNN shadows the one the wheel brings. That directory, or None."""
     for fw in s.frameworks or ():
-        loaded = parse_numeric(fw.deep.cudnn_runtime or "")[:3] if fw.deep is not None else ()
-        built = parse_numeric(str(fw.cudnn.value))[:3] if fw.cudnn.known else ()
+        loaded = (parse_numeric(fw.deep.cudnn_runtime) or ())[:3] if fw.deep is not None else ()
+        built = (parse_numeric(str(fw.cudnn.value)) or ())[:3] if fw.cudnn.known else ()
         if fw.name not in OWN_CUDNN or not loaded or not built or loaded == built:
             continue
         for lib in s.cudnn or ():
@@ -196,6 +203,21 @@ def _cudnn_loaded_from_library_path(s: Snapshot):
             if on_path and (parse_numeric(lib.version or "") or ())[:3] == loaded:
                 return lib
     return None
+
+
+def _cuda_dirs_on_library_path(d: Diagnosis) -> Read | None:
+    """LD_LIBRARY_PATH's CUDA/cuDNN directories, where none names its cuDNN version: a
+    directory that names one is judged by the version it names (the loaded one or not)."""
+    if any(lib.kind == "ld-library-path" and lib.version for lib in d.snapshot.cudnn or ()):
+        return None
+    return next((r for r in d.reads if r.fact == "ld_library_path.cuda_dirs"), None)
+
+
+def _bundles_its_cudnn(text: str, s: Snapshot) -> bool:
+    """The message is from a framework whose wheels bring their cuDNN (torch's says
+    "PyTorch already comes bundled with cuDNN"), and the paste shows that framework."""
+    return "pytorch was compiled" in text.lower() or any(fw.name in OWN_CUDNN and fw.deep is not None
+                                                          and fw.deep.cudnn_runtime for fw in s.frameworks or ())
 
 
 TWO_CUDNN_MAJORS_FIX = Fix(

@@ -255,6 +255,8 @@ def _frameworks(found, f: Facts) -> None:
         f.fw("torch", "build", "cuda", src, STATED)
     for m, src in found(_TF, "tensorflow", "tf"):
         f.fw("tensorflow", "version", m.group(1), src, STATED)
+        if "-gpu" in m.group(0).lower():  # the name of TensorFlow 1.x's (and 2.0-2.11's) CUDA package
+            f.fw("tensorflow", "build", "cuda", src, STATED)
     for m, src in found(_JAX, "jax"):
         f.fw("jax", "version", m.group(2), src, STATED)
         if m.group(1).lower() == "jaxlib":

@@ -126,9 +126,16 @@ def _llama_cpp(p: Paste, f: Facts, source: Source, at: int) -> None:
         f.fw("llama-cpp-python", "build", "cpu", src, STATED)
 
 
+# The plain PyPI names of frameworks whose CUDA build has a name of its own: the CPU builds.
+_CPU_NAMES = {"paddlepaddle": "paddle", "mxnet": "mxnet"}
+
+
 def _cuda_named(p: Paste, f: Facts, source: Source, at: int) -> None:
-    """`pip install mxnet-cu112`, `pip install paddlepaddle-gpu==2.5.1.post117`: the name asked for a CUDA build."""
+    """`pip install mxnet-cu112`, `pip install paddlepaddle-gpu==2.5.1.post117`: the name asked for a CUDA build;
+    `pip install paddlepaddle` the CPU one."""
     for req in source.reqs:
+        if req.name in _CPU_NAMES and not req.url and f.fw_get(_CPU_NAMES[req.name], "build") is None:
+            f.fw(_CPU_NAMES[req.name], "build", "cpu", p.where("install command", at, claim=False), STATED)
         exact = re.fullmatch(r"===?([\w.+!-]{1,60})", req.spec or "")
         named = cuda_named_build(req.name, exact.group(1) if exact else None)
         if named is None or req.url:

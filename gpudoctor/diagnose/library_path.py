@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.diagnose.collect import STATED, Facts
+from gpudoctor.diagnose.collect import STATED, Facts, Read
 from gpudoctor.diagnose.paste import Paste
 
 _ASSIGNED = re.compile(r"LD_LIBRARY_PATH\s{0,2}[:=]\s{0,2}[\"']?([^\s\"';]{1,4000})", re.I)
@@ -23,6 +23,11 @@ MAX_DIRS = 64
 def parse(p: Paste, f: Facts) -> None:
     for value, pos in _values(p):
         src = p.where("LD_LIBRARY_PATH", pos, claim=False)
+        # PyTorch's own test when its cuDNN check fails: a CUDA or cuDNN directory on the
+        # path is where the foreign cuDNN comes from (torch/backends/cudnn/__init__.py).
+        cuda_dirs = [d for d in value.split(":")[:MAX_DIRS] if re.search(r"cuda|cudnn", d, re.I)]
+        if cuda_dirs:
+            f.extra_reads.append(Read("ld_library_path.cuda_dirs", ":".join(cuda_dirs), src))
         for directory in value.split(":")[:MAX_DIRS]:
             m = _CUDNN_DIR.search(directory)
             if m:

@@ -22,7 +22,7 @@ _PROMPT = re.compile(r"^[ \t]*(?:>>>|In \[\d{1,4}\]:|(?:[^\n]{0,80}?[$#>%][ \t]*
                      r"[ \t]?(.{1,400})$", re.M)
 # A notebook cell or a session pasted without its prompts: the expression alone on its
 # line, its answer on the next ("torch.cuda.is_available()" then "False").
-_BARE = re.compile(r"^[ \t]*((?:torch|tf|tensorflow|jax|cupy|cp)\.[\w.]{1,60}(?:\(\))?)[ \t]*$", re.M)
+_BARE = re.compile(r"^[ \t]*((?:torch|tf|tensorflow|jax|cupy|cp|paddle)\.[\w.]{1,60}(?:\(\))?)[ \t]*$", re.M)
 # Only answers of a fixed type are read after a bare expression: a version, a bool, an
 # integer or None. The next line of a pasted script is code, and it has none of these shapes.
 _TYPED = {"version", "cuda", "is_available", "cudnn", "built_with_cuda"}
@@ -47,6 +47,9 @@ _FACTS = {
     "jax.__version__": ("jax", "version"),
     "jax.devices()": ("jax", "devices"),
     "jax.default_backend()": ("jax", "backend"),
+    "paddle.__version__": ("paddle", "version"),
+    "paddle.device.is_compiled_with_cuda()": ("paddle", "built_with_cuda"),
+    "paddle.is_compiled_with_cuda()": ("paddle", "built_with_cuda"),
     "cupy.__version__": ("cupy", "version"),
     "cp.__version__": ("cupy", "version"),
 }

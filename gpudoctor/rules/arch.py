@@ -26,19 +26,28 @@ from gpudoctor.versions import compute_capability
 FAMILY = "arch"
 
 
+# Frameworks that load whichever CUDA libraries of their major are installed (JAX's nvidia-* wheels,
+# CuPy's toolkit or wheels): the CUDA they were built with does not bound the libraries that run.
+_LOADS_ANY_MINOR = ("jax", "cupy")
+
+
 def _missing(s: Snapshot, m: Matrices | None = None) -> Iterator[tuple[Gpu, Framework, str]]:
     """(gpu, framework, reason) for every GPU a CUDA build has no kernel for.
-    reason: 'too-new' | 'dropped' | 'gap'. Without the build's arch list, the
+    reason: 'too-new' | 'dropped' | 'gap' | 'predates'. Without the build's arch list, the
     CUDA it was built with still bounds it from below: no build can hold code
     for a GPU older than every architecture its nvcc compiles for."""
     gpus = need_gpus(s)
     for fw in cuda_frameworks(s):
         if (not fw.arch_list.known or not fw.arch_list.value) and m is not None and fw.cuda.known:
-            floor = [c for c in (compute_capability(x) for x in m.arch_support(fw.cuda.value)) if c]
+            can = [c for c in (compute_capability(x) for x in m.arch_support(fw.cuda.value)) if c]
             for g in gpus:
                 cc = gpu_cc(g)
-                if floor and cc is not None and cc < min(floor):
+                if can and cc is not None and cc < min(can):
                     yield g, fw, "dropped"
+                elif can and cc is not None and cc.major > max(can).major and fw.name not in _LOADS_ANY_MINOR:
+                    # Its CUDA predates the GPU: PTX may JIT the framework's own kernels, but
+                    # that CUDA's libraries (cuBLAS, cuDNN) have no code for it.
+                    yield g, fw, "predates"
             continue
         if not fw.arch_list.known or not fw.arch_list.value:
             continue
@@ -79,7 +88,16 @@ def not_in_build(s: Snapshot, m: Matrices) -> Findings:
 @rule("GD302", "arch-too-new-for-build", "arch-too-new-for-cuda", Severity.ERROR,
       "A GPU is newer than every architecture in a build (e.g. RTX 50xx with a cu126 build).", FAMILY, since="0.1.0")
 def too_new(s: Snapshot, m: Matrices) -> Findings:
-    for g, fw, reason in _missing(s):
+    for g, fw, reason in _missing(s, m):
+        if reason == "predates":
+            yield too_new.finding(
+                f"{fw_label(fw)} is built with CUDA {fw.cuda.value}, older than {gpu_label(g)}",
+                subject=f"GPU {g.index} × {fw.name}", severity=Severity.WARNING,
+                evidence=[gpu_evidence(g), ev(f"{fw.name}.cuda", fw.cuda), ev(f"{fw.name}.version", fw.version)],
+                fix=reinstall_fix(s, m, fw, f"CUDA {fw.cuda.value} cannot compile for this GPU: its libraries "
+                                            "(cuBLAS, cuDNN) fail on it even where PTX JIT runs the framework's own "
+                                            "kernels. A release built with a newer CUDA is needed."),
+            )
         if reason != "too-new":
             continue
         cc = gpu_cc(g)
