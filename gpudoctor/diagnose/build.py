@@ -269,7 +269,7 @@ def _frameworks(f: Facts, reads: list[Read]) -> tuple[Framework, ...] | None:
                 reads.append(Read(f"{name}.named", "yes", store["named"].source))
                 out.append(Framework(name=name))
             continue  # a framework the paste only names in passing
-        facts = {}
+        facts: dict[str, Any] = {}
         for key in _FW_FACTS:
             if key in store:
                 v = store[key]
@@ -282,8 +282,8 @@ def _frameworks(f: Facts, reads: list[Read]) -> tuple[Framework, ...] | None:
             available, loaded = store.get("is_available"), store.get("cudnn_runtime")
             deep = DeepResult(imported=True, is_available=bool(available.value) if available else None,
                               cudnn_runtime=loaded.value if loaded else None)
-            for key, v in (("is_available", available), ("cudnn_runtime", loaded)):
-                if v is not None:
-                    reads.append(Read(f"{name}.{key}", _show(v.value), v.source))
+            for key, said in (("is_available", available), ("cudnn_runtime", loaded)):
+                if said is not None:
+                    reads.append(Read(f"{name}.{key}", _show(said.value), said.source))
         out.append(Framework(name=name, deep=deep, **facts))
     return tuple(out) if out else None

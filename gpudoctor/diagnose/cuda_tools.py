@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from gpudoctor.diagnose.collect import Facts
 from gpudoctor.diagnose.paste import Paste
@@ -24,7 +25,7 @@ def parse(p: Paste, f: Facts) -> None:
         src = p.where("deviceQuery", m.start())
         end = p.text.find('\nDevice ', m.end())
         body = p.text[m.end():end if end > 0 else m.end() + 3000]
-        values = {}
+        values: dict[str, Any] = {}
         cc = _DQ_CC.search(body)
         if cc:
             values["compute_capability"] = cc.group(1)

@@ -279,7 +279,8 @@ ABSENCE_RULES = {
 def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
     """The rules' report on the snapshot read, with the GD8xx findings added."""
     report = judge(d.snapshot, m, debug=debug)
-    results, findings = [], []
+    results: list[RuleResult] = []
+    findings: list[Finding] = []
     for r in report.results:
         guard = ABSENCE_RULES.get(r.code)
         if guard and r.outcome is Outcome.FINDING:

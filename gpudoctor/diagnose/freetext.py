@@ -18,6 +18,7 @@ snapshot is built.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from gpudoctor.diagnose.collect import STATED, Facts
 from gpudoctor.diagnose.paste import Paste
@@ -295,9 +296,11 @@ def _system(p: Paste, f: Facts, found) -> None:
         # a regex pass over a long log that has none of them.
         return rx.search(p.text) if any(p.lines_with(n) for n in needles) else None
 
-    for rx, name, needles in ((_LINUX_PATH, "linux", ("python3.",)),
-                              (_WINDOWS_PATH, "windows", (":\\", "\\lib\\site-packages\\", "python.exe", "win_amd64")),
-                              (_MAC_PATH, "darwin", ("/users/", "/library/frameworks/", "macosx_"))):
+    paths: tuple[tuple[re.Pattern, str, tuple[str, ...]], ...] = (
+        (_LINUX_PATH, "linux", ("python3.",)),
+        (_WINDOWS_PATH, "windows", (":\\", "\\lib\\site-packages\\", "python.exe", "win_amd64")),
+        (_MAC_PATH, "darwin", ("/users/", "/library/frameworks/", "macosx_")))
+    for rx, name, needles in paths:
         m = search(rx, needles)
         if m and not wsl:
             f.put("system.os", name, p.where("file path in the paste", m.start(), claim=False), STATED)
@@ -337,5 +340,5 @@ def _gpus(p: Paste, f: Facts) -> None:
         cc = _CC.search(line) if names else None
         src = f"{p.label + ': ' if p.label else ''}free text line {number}"
         for name in names:
-            f.gpu(src, name=name, rank=STATED, create=create,
-                  **({"compute_capability": cc.group(1)} if cc and len(names) == 1 else {}))
+            stated: dict[str, Any] = {"compute_capability": cc.group(1)} if cc and len(names) == 1 else {}
+            f.gpu(src, name=name, rank=STATED, create=create, **stated)

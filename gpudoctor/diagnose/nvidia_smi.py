@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from gpudoctor.diagnose.collect import Facts
 from gpudoctor.diagnose.paste import Paste
@@ -81,7 +83,7 @@ def _listing(p: Paste, f: Facts) -> None:
             continue
         f.saw("nvidia-smi -L")
         last = int(m.group(1))
-        values = {"uuid": m.group(3)} if m.group(3) and m.group(3).startswith("GPU-") else {}
+        values: dict[str, Any] = {"uuid": m.group(3)} if m.group(3) and m.group(3).startswith("GPU-") else {}
         f.gpu(p.where("nvidia-smi -L", m.start()), index=last, name=m.group(2).strip(), **values)
     for m in _MIG.finditer(p.text):
         gpu = p.text.rfind("\nGPU ", 0, m.start())
@@ -101,7 +103,7 @@ def _flag(text: str) -> bool | None:
     return True if t in ("enabled", "yes", "on", "active") else False if t in ("disabled", "no", "off") else None
 
 
-_QUERY_FIELDS = {
+_QUERY_FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "name": ("name", str.strip), "gpu_name": ("name", str.strip), "index": ("index", _int),
     "uuid": ("uuid", str.strip), "gpu_uuid": ("uuid", str.strip),
     "pci.bus_id": ("pci_bus_id", str.strip), "gpu_bus_id": ("pci_bus_id", str.strip),
@@ -157,7 +159,7 @@ def _query_csv(p: Paste, f: Facts) -> None:
 
 def _query_row(p: Paste, f: Facts, keys: list[str], cells: list[str], line_no: int, row_no: int) -> None:
     src = f"{p.label + ': ' if p.label else ''}nvidia-smi --query-gpu line {line_no}"
-    values: dict = {}
+    values: dict[str, Any] = {}
     for key, cell in zip(keys, cells):
         target = _QUERY_FIELDS.get(key)
         if target is None or cell.strip() in ("", "[N/A]", "N/A", "[Not Supported]"):
@@ -240,7 +242,7 @@ def _q_shaped(line: str) -> bool:
 
 
 def _q_field(gpu: dict, path: str, value: str) -> None:
-    simple = {"product name": ("name", str.strip), "gpu uuid": ("uuid", str.strip),
+    simple: dict[str, tuple[str, Callable[[str], Any]]] = {"product name": ("name", str.strip), "gpu uuid": ("uuid", str.strip),
               "persistence mode": ("persistence_mode", _flag), "mig mode/current": ("mig_mode", _flag),
               "fb memory usage/total": ("memory_total_mib", _int), "fb memory usage/used": ("memory_used_mib", _int),
               "ecc mode/current": ("ecc_enabled", _flag),
@@ -288,5 +290,6 @@ def _xml(p: Paste, f: Facts) -> None:
         body = m.group(2)
         name = re.search(r"<product_name>([^<]+)</product_name>", body)
         uuid = re.search(r"<uuid>([^<]+)</uuid>", body)
+        extra: dict[str, Any] = {"uuid": uuid.group(1)} if uuid else {}
         f.gpu(p.where("nvidia-smi -q -x", m.start()), index=i, name=name.group(1) if name else None,
-              pci_bus_id=m.group(1), **({"uuid": uuid.group(1)} if uuid else {}))
+              pci_bus_id=m.group(1), **extra)

@@ -147,7 +147,8 @@ def interpret(f: Facts) -> None:
     for name in plugins:
         f.fw("jax", "build", "cuda", pk[name].source)
     listed = jaxlib is not None and jaxlib.source.startswith(_LISTINGS)
-    if listed and not plugins and f.fw_get("jax", "build") is None and f.fw_get("jax", "is_available") is False:
+    if jaxlib is not None and listed and not plugins and f.fw_get("jax", "build") is None \
+            and f.fw_get("jax", "is_available") is False:
         # JAX answered with CPU devices only, and the environment's listing has no CUDA part:
         # jaxlib carries CUDA either in its version ("+cuda12.cudnn89", Google's index, before the
         # plugins) or beside it as jax-cuda12-plugin/pjrt; PyPI's plain jaxlib is the CPU build.

@@ -93,9 +93,9 @@ def _template_field(f: Facts, key: str, value: str, src: str) -> None:
         if re.search(r"\b(?:pip3?|conda|mamba|uv)\b", value, re.I) and not re.search(r"\bbazel\b", value, re.I):
             f.put("tensorflow.installed_with", "package manager", src, STATED)
     elif key == "python version":
-        m = re.search(r"(?<![\d.])(3\.\d{1,2}(?:\.\d{1,2})?)(?!\d|\.\d)", value)
-        if m:
-            f.put("system.python", m.group(1), src, STATED)
+        py = re.search(r"(?<![\d.])(3\.\d{1,2}(?:\.\d{1,2})?)(?!\d|\.\d)", value)
+        if py:
+            f.put("system.python", py.group(1), src, STATED)
     elif key == "cuda/cudnn version":
         nums = re.findall(r"(?<![\d.])(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2}|\d{1,2})(?!\d|\.\d)", value)
         if nums:
