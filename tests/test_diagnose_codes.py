@@ -318,3 +318,17 @@ def test_a_build_whose_cuda_predates_the_gpu_is_too_old_for_it(paste, severity):
     report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
     found = [(f.category, f.severity.value) for f in report.findings if f.code == "GD302"]
     assert found == ([("arch-too-new-for-cuda", severity)] if severity else [])
+
+
+@pytest.mark.parametrize("paste, found", [
+    ("Training on V100 GPUs fails, I think because of flash-attn\n", True),  # below every release (1.x: sm_75)
+    ("flash_attn 2.5.8 on a Tesla T4\n", True),  # 2.x needs sm_80
+    ('model = AutoModel.from_pretrained(name, attn_implementation="flash_attention_2") on my RTX 2080 Ti\n', True),
+    ("flash-attn on a Tesla T4\n", False),  # the release unknown: 1.x runs on Turing
+    ("flash-attn 2.6.3 on an A100\n", False),
+])
+def test_flash_attention_named_beside_a_gpu_without_it_is_a_missing_feature(paste, found):
+    m = load_matrices(overlay=None)
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    hits = {(f.category, f.severity.value) for f in report.findings if f.code == "GD528"}
+    assert hits == ({("precision-unsupported", "warning")} if found else set())

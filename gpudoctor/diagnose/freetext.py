@@ -53,8 +53,9 @@ _JAX = re.compile(r"\b(jax|jaxlib)(?:\[[\w,-]{1,20}\])?" + _SEP + r"(0\.\d{1,2}\
 _CUPY = re.compile(r"\bcupy(?:-cuda\d{2,3}x?)?" + _SEP + _VERSION + r"\b", re.I)
 # GPU libraries whose every release has an architecture floor (gpudoctor/matrices/companions.toml
 # [[gpu_library]]): named at all ("vLLM on my P40", "cuML 24.04"), they are what the paste runs.
-_GPU_LIBRARY = re.compile(r"\b(vllm|cuml|cudf|cugraph|rapids)(?:[ \t]{0,2}(?:v|==|=|:)?[ \t]{0,2}"
-                          r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?))?(?![\w-])", re.I)
+# "flash_attention_2" / "FlashAttention-2" name the major ("2"), not a release.
+_GPU_LIBRARY = re.compile(r"\b(vllm|cuml|cudf|cugraph|rapids|flash[-_ ]?attn|flash[-_ ]?attention)([-_ ]?2(?![.\d]))?"
+                          r"(?:[ \t]{0,2}(?:v|==|=|:)?[ \t]{0,2}(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?))?(?![\w-])", re.I)
 # "onnxruntime-gpu 1.16.3", "onnxruntime 1.2.0", "ONNX Runtime 1.17": the package name says which build.
 _ORT = re.compile(r"\b(onnx[ _]?runtime(?:-(?:gpu|directml|openvino|silicon|training))?)" + _SEP +
                   r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", re.I)
@@ -274,11 +275,11 @@ def _frameworks(found, f: Facts) -> None:
             f.package(name, m.group(2), src)
     for m, src in found(_ORT_LISTED, "onnx"):
         f.package("onnxruntime", m.group(1), src)
-    for m, src in found(_GPU_LIBRARY, "vllm", "cuml", "cudf", "cugraph", "rapids"):
-        name = m.group(1).lower()
+    for m, src in found(_GPU_LIBRARY, "vllm", "cuml", "cudf", "cugraph", "rapids", "flash"):
+        name = "flash-attn" if m.group(1).lower().startswith("flash") else m.group(1).lower()
         f.fw(name, "named", True, src, STATED)
-        if m.group(2):
-            f.fw(name, "version", m.group(2), src, STATED)
+        if m.group(3) or m.group(2):
+            f.fw(name, "version", m.group(3) or "2", src, STATED)
 
 
 def _system(p: Paste, f: Facts, found) -> None:

@@ -115,7 +115,7 @@ def interpret(f: Facts) -> None:
         if name in pk:
             _framework(f, name, pk[name])
     for name, v in pk.items():
-        rapids = re.fullmatch(r"(cudf|cuml|cugraph)(?:-cu(\d+))?|(numba-cuda|vllm)", name)
+        rapids = re.fullmatch(r"(cudf|cuml|cugraph)(?:-cu(\d+))?|(numba-cuda|vllm|flash-attn)", name)
         if rapids:
             lib = rapids.group(1) or rapids.group(3)
             f.fw(lib, "version", v.value, v.source, v.rank)

@@ -64,7 +64,7 @@ def extension_wheel(m, package: str) -> r.ExtensionWheel | None:
     return None
 
 
-def gpu_library_rows(m, package: str, version: str, cuda_major: int | None) -> list[r.GpuLibrary]:
+def gpu_library_rows(m, package: str, version: str | None, cuda_major: int | None) -> list[r.GpuLibrary]:
     """Rows covering `version` (and the CUDA major, or rows for any major), most specific first."""
     v = _v(version)
     if v is None:
@@ -81,7 +81,7 @@ def gpu_library_rows(m, package: str, version: str, cuda_major: int | None) -> l
     return sorted(out, key=lambda row: row.cuda_major is None)
 
 
-def gpu_library_need(m, package: str, version: str, cuda_major: int | None, field: str):
+def gpu_library_need(m, package: str, version: str | None, cuda_major: int | None, field: str):
     """(value, source) of the first row that knows `field`, or None."""
     for row in gpu_library_rows(m, package, version, cuda_major):
         value = getattr(row, field)

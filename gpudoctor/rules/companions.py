@@ -4,6 +4,7 @@ and the GPU libraries judged like frameworks (RAPIDS, numba-cuda)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from gpudoctor.compat import KernelKind, kernel_for
 from gpudoctor.findings import Fix, Severity
@@ -242,13 +243,19 @@ def deepspeed_nvcc(s: Snapshot, m: Matrices) -> Findings:
 
 
 _GPU_LIBRARY = {"cudf": "rapids", "cuml": "rapids", "cugraph": "rapids", "rapids": "rapids",
-                "numba-cuda": "numba-cuda", "vllm": "vllm"}
+                "numba-cuda": "numba-cuda", "vllm": "vllm", "flash-attn": "flash-attn"}
 
 
-def _gpu_libraries(s: Snapshot, known_version: bool = True):
-    for fw in s.frameworks or ():
-        if fw.name in _GPU_LIBRARY and (fw.version.known or not known_version):
-            yield fw, _GPU_LIBRARY[fw.name], _major(fw.cuda.value)
+def _gpu_libraries(s: Snapshot, known_version: bool = True) -> Iterator[tuple[Framework, str, int | None]]:
+    """(library, package of its floors, CUDA major) for the GPU libraries the snapshot
+    holds: judged like frameworks (RAPIDS), or companions of one (vLLM, flash-attn),
+    which are given as frameworks of their name and version."""
+    libs = [*(s.frameworks or ()), *(Framework(name=c.name, version=c.version) for c in s.companions or ())]
+    seen = set()
+    for lib in libs:
+        if lib.name in _GPU_LIBRARY and lib.name not in seen and (lib.version.known or not known_version):
+            seen.add(lib.name)
+            yield lib, _GPU_LIBRARY[lib.name], _major(lib.cuda.value)
 
 
 _FLOOR_FIX = {
@@ -256,11 +263,16 @@ _FLOOR_FIX = {
     "numba-cuda": "numba-cuda needs sm_50+ on CUDA 12, sm_75+ on CUDA 13.",
     "vllm": "vLLM's wheels need Volta (sm_70) or newer, Turing (sm_75) from 0.21; on an older GPU use an engine "
             "that still builds for it (llama.cpp, transformers) or a newer GPU.",
+    "flash-attn": "FlashAttention 2 needs Ampere (sm_80) or newer, 1.x Turing (sm_75); on this GPU use PyTorch's "
+                  "SDPA (attn_implementation=\"sdpa\") or eager attention instead.",
 }
+# FlashAttention on a GPU without it is a feature the GPU lacks, not a dropped architecture, and
+# an installed package that a model may never call: a warning.
+_FEATURE_FLOORS = {"flash-attn": "precision-unsupported"}
 
 
 @rule("GD528", "gpu-library-drops-gpu", "arch-dropped", Severity.ERROR,
-      "A GPU library (RAPIDS, numba-cuda, vLLM) no longer supports, or never supported, a GPU's architecture.",
+      "A GPU library (RAPIDS, numba-cuda, vLLM, flash-attn) no longer supports, or never supported, a GPU's architecture.",
       FAMILY, since="0.1.0")
 def library_arch_floor(s: Snapshot, m: Matrices) -> Findings:
     libs = list(_gpu_libraries(s, known_version=False))
@@ -280,7 +292,8 @@ def library_arch_floor(s: Snapshot, m: Matrices) -> Findings:
             yield library_arch_floor.finding(
                 f"{fw.name} {release} needs compute capability {need[0]}+; {gpu_label(g)}",
                 subject=f"GPU {g.index} × {fw.name}",
-                severity=None if fw.version.known else Severity.WARNING,
+                severity=Severity.WARNING if package in _FEATURE_FLOORS or not fw.version.known else None,
+                category=_FEATURE_FLOORS.get(package),
                 evidence=[gpu_evidence(g), ev_value(f"{fw.name}.min_sm", need[0], need[1])],
                 fix=Fix(f"{fw.name} {fw.version.value} has no kernels for this GPU. {_FLOOR_FIX[package]}"
                         if fw.version.known else f"No {fw.name} release has kernels for this GPU. {_FLOOR_FIX[package]}",
