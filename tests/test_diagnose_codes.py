@@ -332,3 +332,13 @@ def test_flash_attention_named_beside_a_gpu_without_it_is_a_missing_feature(past
     report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
     hits = {(f.category, f.severity.value) for f in report.findings if f.code == "GD528"}
     assert hits == ({("precision-unsupported", "warning")} if found else set())
+
+
+def test_a_miner_naming_the_gpus_architecture_gives_its_compute_capability():
+    m = load_matrices(overlay=None)
+    paste = ("WARNING: NVIDIA GPU 0: miner not compiled for the gpu architecture 21.\n"
+             "The attached card is a NVIDIA GeForce GT 705\n")  # a name the GPU table does not know
+    d = read_paste(paste, matrices=m, debug=True)
+    assert [(g.name, g.compute_capability) for g in d.snapshot.gpus] == [("NVIDIA GeForce GT 705", "2.1")]
+    report = diagnose_report(d, m, debug=True)
+    assert [f.category for f in report.findings if f.code == "GD801"] == ["arch-dropped"]  # Fermi: below every build

@@ -247,6 +247,8 @@ MESSAGES = {
     "jaxlib-cuda-wheel-missing": "ERROR: No matching distribution found for jaxlib==0.4.9+cuda12.cudnn88",
     "pip-requires-python": "ERROR: Package 'torch' requires a different Python: 3.8.10 not in '>=3.9.0'",
     "flash-attn-ampere-required": "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+    "miner-not-compiled-for-arch": "WARNING: NVIDIA GPU 0: miner not compiled for the gpu architecture 21.",
+    "triton-fp8-arch-below-89": "AssertionError: fp8e4nv data type is not supported on CUDA arch < 89",
     "transformers-bf16-unsupported": "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using "
                                      "Ampere GPU with cuda>=11.0",
     "ptxas-dtype-needs-newer-arch": "ptxas /tmp/compile-ptx-src-ac38de, line 521; error   : Feature 'cvt.bf16.f32' requires "
@@ -387,6 +389,23 @@ def test_deepspeed_accepted_minor_mismatch_is_not_an_error():
     "the node restarts the pod",
 ])
 def test_lines_that_do_not_say_which_fault_are_not_matched(line):
+    assert not match_text(line)
+
+
+@pytest.mark.parametrize("line, entry", [
+    # wordings of the same message across releases, and a reporter's words for a fault
+    ("Loaded runtime CuDNN library: 7.0.5 but the source was compiled with: 7.1.4.", "cudnn-version-mismatch-tf"),
+    ("GPU is not usable due to Uncorrectable ECC Error but k8s-device-plugin seems to think its healthy",
+     "ecc-uncorrectable"),
+    ("But after the last step my PC does a cold reboot.", "machine-crashes-under-gpu-load"),
+    ("It just turns off hard without shutdown and reboots after a few seconds.", "machine-crashes-under-gpu-load"),
+])
+def test_wordings_people_and_old_releases_use_match_their_entry(line, entry):
+    assert [m.entry.id for m in match_text(line)] == [entry]
+
+
+@pytest.mark.parametrize("line", ["there were no uncorrectable ECC errors", "| GPU  Name  Persistence-M| Volatile Uncorr. ECC |"])
+def test_no_ecc_fault_where_a_line_only_names_ecc(line):
     assert not match_text(line)
 
 

@@ -187,7 +187,10 @@ class Facts:
             return []
         if truncated or any(g.truncated for g in self.gpus):  # prefix matches: look at every GPU (rare)
             return [g for g in self.gpus if _same_name(g, name, truncated)]
-        return [g for g in dict.fromkeys(self._named.get(gpu_key(name), ())) if _same_name(g, name, truncated)]
+        named = [g for g in dict.fromkeys(self._named.get(gpu_key(name), ())) if _same_name(g, name, truncated)]
+        if not named and len(self.gpus) == 1 and self.gpus[0].name is None:
+            return self.gpus[:]  # the one GPU a message reported without its name: the name is its
+        return named
 
     def runtime(self, rank: int = TOOL, **values: Any) -> None:
         """A CUDA runtime or toolkit: version, path, kind, source, nvcc."""

@@ -25,10 +25,10 @@ _CC_MIN = re.compile(r"minimum cuda capability (?:supported by this library is|t
 _CC_RANGE = re.compile(r"Minimum and Maximum cuda capability supported by this version of PyTorch is\s{0,20}"
                        r"\((\d{1,2}\.\d)\) - \((\d{1,2}\.\d)\)", re.I)
 _DRIVER_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version (\d{4,6})\)", re.I)
-_CUDNN_TF = re.compile(r"Loaded runtime CuDNN library: (\d{1,2}\.\d{1,2}\.\d{1,3}) but source was compiled with: "
+_CUDNN_TF = re.compile(r"Loaded runtime CuDNN library: (\d{1,2}\.\d{1,2}\.\d{1,3}) but (?:the )?source was compiled with: "
                        r"(\d{1,2}\.\d{1,2}\.\d{1,3})", re.I)
 _CUDNN_TF_OLD = re.compile(r"Loaded runtime CuDNN library: (\d{4,6}) \(compatibility version \d{4,6}\) "
-                           r"but source was compiled with (\d{4,6})", re.I)
+                           r"but (?:the )?source was compiled with (\d{4,6})", re.I)
 _CUDNN_JAX = re.compile(r"Found cuDNN version (\d{4,6}), but JAX was built against version (\d{4,6})", re.I)
 _CUDNN_JAX_OUTDATED = re.compile(r"Outdated cuDNN installation found\.\s{0,20}Version JAX was built against: (\d{4,6})"
                                  r"\s{0,20}Minimum supported: \d{4,6}\s{0,20}Installed version: (\d{4,6})", re.I)
@@ -36,6 +36,7 @@ _TORCH_EXT = re.compile(r"The detected CUDA version \((\d{1,2}\.\d{1,2})\) misma
                         r"compile\s{0,20}PyTorch \((\d{1,2}\.\d{1,2})\)", re.I)
 _DEEPSPEED = re.compile(r"Installed CUDA version (\d{1,2}\.\d{1,2}) does not match the version torch was compiled "
                         r"with (\d{1,2}\.\d{1,2})", re.I)
+_MINER_ARCH = re.compile(r"NVIDIA GPU (\d{1,2}): miner not compiled for the gpu architecture (\d{2,3})\b", re.I)
 _YOUR_GPU = re.compile(r"Your ([^\n]{1,80}?) GPU has compute capability (\d{1,2}\.\d)", re.I)
 _TF_IGNORE = re.compile(r"Ignoring visible gpu device \(device: (\d{1,2}), name: ([^,\n]{1,100}), pci bus id: "
                         r"([^,\n]{1,40}), compute capability: (\d{1,2}\.\d)\)", re.I)
@@ -158,6 +159,10 @@ def _arch_messages(p: Paste, f: Facts) -> None:
         f.put("torch.cc_max", m.group(2), p.where("PyTorch warning", m.start()))
     for m in p.scan(_CC_MIN, "minimum cuda capability"):
         f.put("torch.cc_min", m.group(1), p.where("PyTorch warning", m.start()))
+    for m in p.scan(_MINER_ARCH, "miner not compiled"):
+        # xmr-stak prints the GPU's own architecture: "architecture 21" is compute capability 2.1.
+        f.gpu(p.where("miner warning", m.start()), index=int(m.group(1)),
+              compute_capability=f"{m.group(2)[:-1]}.{m.group(2)[-1]}")
     for m in p.scan(_YOUR_GPU, "gpu has compute capability"):
         f.gpu(p.where("error message", m.start()), name=m.group(1).strip(), compute_capability=m.group(2))
     for m in p.scan(_TORCH_CPU, "not compiled with cuda"):
