@@ -219,3 +219,21 @@ def test_a_reporter_saying_it_runs_on_the_cpu_in_any_wording(said):
 ])
 def test_paddles_package_name_and_its_answer_say_the_build(text, build):
     assert fw(text, "paddle").build.value == build
+
+
+@pytest.mark.parametrize("text, category", [
+    ("I built dlib with cuda support, but there is no activity on my GPU.\n", ["cpu-only-build"]),
+    ("face_recognition: my cpu load goes astronomical and the gpu does nothing\n", ["cpu-only-build"]),
+    (">>> dlib.DLIB_USE_CUDA\nTrue\nface_recognition seems to fall back to the CPU\n", []),  # built with CUDA
+])
+def test_dlib_running_on_the_cpu_is_most_often_a_build_without_cuda(text, category):
+    assert gd820(text) == category
+
+
+@pytest.mark.parametrize("build, category", [
+    ("Microsoft Windows [version10.0.19043.1200]", ["wsl"]),  # Windows 10 21H1: no GPU in WSL 2
+    ("Microsoft Windows [Version 10.0.19045.3803]", []),  # 22H2
+    ("Windows build 22631", []),  # Windows 11
+])
+def test_wsl_on_a_windows_build_before_gpu_support_has_no_gpu(build, category):
+    assert gd820(f"### Windows Build Number\n\n{build}\n\n### WSL Version\n\n- [X] WSL 2\n") == category

@@ -13,12 +13,13 @@ import re
 
 from gpudoctor.diagnose import Diagnosis
 from gpudoctor.diagnose.arch_verdict import arch_category, gpus_older_than_the_cuda
+from gpudoctor.diagnose.fallback import cpu_fallback_findings, wsl_host_findings
 from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.diagnose.collect import Read, source_line
 from gpudoctor.diagnose.collect_env import CUDNN_FILE
 from gpudoctor.diagnose.freetext import STATED_CUDA
 from gpudoctor.doctor import Report, judge, verdicts
-from gpudoctor.findings import CATEGORIES, Evidence, Finding, Fix, Outcome, RuleResult, Severity, sort_findings
+from gpudoctor.findings import Evidence, Finding, Fix, Outcome, RuleResult, Severity, sort_findings
 from gpudoctor.matrices import Matrices
 from gpudoctor.rules.libraries import shadow_fix
 from gpudoctor.rules.registry import RULES
@@ -290,67 +291,12 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
         results.append(r)
         findings += r.findings
     extra = signal_findings(d, m)
-    extra += cpu_fallback_findings(d, findings + extra)
+    extra += cpu_fallback_findings(d, findings + extra) + wsl_host_findings(d)
     results += [RuleResult(code, Outcome.FINDING, "", tuple(f for f in extra if f.code == code))
                 for code in sorted({f.code for f in extra})]
     findings = sort_findings(findings + extra)
     return dataclasses.replace(report, findings=tuple(findings), results=tuple(results),
                                verdicts=tuple(verdicts(d.snapshot, m, findings, results)))
-
-
-# Messages that say "CUDA is unavailable to this program" and no more.
-CPU_FALLBACK_MESSAGES = {"cuda-not-available", "whisper-fp16-on-cpu", "torch-deserialize-cuda", "yolo-cuda-unavailable",
-                         "lightning-gpus-requested-none-available", "jax-no-gpu-fallback", "rvc-no-nvidia-gpu-found",
-                         "torch-half-op-on-cpu", "torch-autocast-cuda-unavailable", "gpu-not-detected-statement",
-                         "a1111-torch-cuda-test-failed"}
-# Categories of a finding that already says why CUDA is unavailable.
-_EXPLAINS = CATEGORIES - {"precision-unsupported", "smoke-failure", "performance", "info", "policy"}
-
-
-def cpu_fallback_findings(d: Diagnosis, findings: list[Finding]) -> list[Finding]:
-    """CUDA is unavailable to the framework and no finding says why: the one
-    likely cause that where it runs implies. A container started without GPU
-    access shows no GPU; under WSL the Windows driver provides CUDA; on Windows a
-    plain `pip install torch` is PyPI's CPU-only wheel. Elsewhere nothing is said."""
-    s = d.snapshot
-    said = [sig for sig in d.signals if sig.entry in CPU_FALLBACK_MESSAGES]
-    off = [fw for fw in s.frameworks or () if fw.deep is not None and fw.deep.is_available is False]
-    if not (said or off) or any(f.severity is not Severity.INFO and f.category in _EXPLAINS for f in findings):
-        return []
-    evidence = [Evidence("error", sig.text, sig.source) for sig in said[:2]] + \
-        [Evidence(f"{fw.name}.is_available", "False", next((r.source for r in d.reads
-                                                             if r.fact == f"{fw.name}.is_available"), "the paste"))
-         for fw in off[:1]]
-    container, wsl, os_name = s.system.container.value, s.system.wsl.value, s.system.os.value
-    torch = s.framework("torch")
-    rule = RULES["GD820"]
-    # A container under WSL2 (Docker Desktop's WSL2 backend) is the inner boundary: with no
-    # message that names the WSL2 side, a container not given the GPU is the likelier cause.
-    if container not in (None, "none"):
-        evidence.append(Evidence("system.container", str(container), s.system.container.source))
-        return [rule.finding(
-            f"CUDA is unavailable inside this {container} container: it was most likely started without GPU access",
-            evidence=evidence, category="container-no-gpu",
-            fix=Fix("Start it with GPU access: docker run --gpus all (compose: deploy.resources.reservations.devices "
-                    "with capabilities [gpu]); Kubernetes: a nvidia.com/gpu limit, the NVIDIA device plugin and "
-                    "runtimeClassName: nvidia; Singularity/Apptainer: --nv. The host needs the NVIDIA Container Toolkit.",
-                    ("docker run --rm --gpus all IMAGE nvidia-smi",)))]
-    if wsl:
-        evidence.append(Evidence("system.wsl", "True", s.system.wsl.source))
-        return [rule.finding(
-            "CUDA is unavailable under WSL 2: the Windows NVIDIA driver must provide it (/usr/lib/wsl/lib)",
-            evidence=evidence, category="wsl",
-            fix=Fix("Install or update the NVIDIA driver on Windows (never a Linux driver inside WSL), run "
-                    "`wsl --update`, then check `nvidia-smi` inside WSL.", ("ls -l /usr/lib/wsl/lib/libcuda*", "nvidia-smi")))]
-    plain = torch is None or torch.version.value is None or "+" not in str(torch.version.value)
-    if os_name == "windows" and plain and (torch is None or torch.build.value in (None, "cpu")):
-        evidence.append(Evidence("system.os", "windows", s.system.os.source))
-        return [rule.finding(
-            "CUDA is unavailable on Windows: most often PyPI's torch, which is a CPU-only build there",
-            evidence=evidence, category="cpu-only-build",
-            fix=Fix("Check `torch.version.cuda` (None: a CPU build); install a CUDA build from the PyTorch index "
-                    "(`gpudoctor install torch` prints the command for this machine).", ("gpudoctor install torch",)))]
-    return []
 
 
 def read_data(d: Diagnosis) -> dict:

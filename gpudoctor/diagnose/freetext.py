@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpudoctor.diagnose.collect import STATED, Facts
+from gpudoctor.diagnose.collect import STATED, Facts, Read
 from gpudoctor.diagnose.paste import Paste
 from gpudoctor.diagnose.system import note_os
 
@@ -56,6 +56,9 @@ _CUPY = re.compile(r"\bcupy(?:-cuda\d{2,3}x?)?" + _SEP + _VERSION + r"\b", re.I)
 # "flash_attention_2" / "FlashAttention-2" name the major ("2"), not a release.
 _GPU_LIBRARY = re.compile(r"\b(vllm|cuml|cudf|cugraph|rapids|flash[-_ ]?attn|flash[-_ ]?attention)([-_ ]?2(?![.\d]))?"
                           r"(?:[ \t]{0,2}(?:v|==|=|:)?[ \t]{0,2}(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?))?(?![\w-])", re.I)
+# Libraries that compile at install time and keep the CUDA they found then, or none (dlib's
+# CMake turns CUDA on only where it finds CUDA and cuDNN): named, they may be what runs on the CPU.
+_BUILT_AT_INSTALL = re.compile(r"\b(dlib|face[_ ]recognition)\b", re.I)
 # "onnxruntime-gpu 1.16.3", "onnxruntime 1.2.0", "ONNX Runtime 1.17": the package name says which build.
 _ORT = re.compile(r"\b(onnx[ _]?runtime(?:-(?:gpu|directml|openvino|silicon|training))?)" + _SEP +
                   r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", re.I)
@@ -97,6 +100,9 @@ _OS_WORDS = ("windows", "ubuntu", "debian", "centos", "rocky", "rhel", "fedora",
 _GLOB_AHEAD = r"(?![^\s\"',\]]{0,80}\*)"
 _WSL = re.compile(r"\bWSL[ \t]?2?\b" + _GLOB_AHEAD + r"|Windows Subsystem for Linux|Ubuntu Subsystem|"
                   r"microsoft-standard-WSL2|/usr/lib/wsl/" + _GLOB_AHEAD, re.I)
+# The Windows build a report shows: "Microsoft Windows [Version 10.0.19043.1200]", "Windows build 22631".
+_WINDOWS_BUILD = re.compile(r"\b(?:windows|win(?:dows)?[ \t]?1[01]|version|build)\b[^\n]{0,30}?\b(?:10\.0\.)?"
+                            r"(1[5-9]\d{3}|2[0-9]\d{3})(?:\.\d{1,5})?\b", re.I)
 # A template's field left empty: "WSL version (if applicable):" says nothing about WSL.
 _EMPTY_FIELD = re.compile(r"(?:[ \t]*(?:version[ \t]*)?\(if applicable\)|[ \t]*version)[ \t]*:[ \t]*"
                           r"(?:n/?a|no|none|not applicable|-+)?[ \t]*(?:\n|$)|"
@@ -275,6 +281,8 @@ def _frameworks(found, f: Facts) -> None:
             f.package(name, m.group(2), src)
     for m, src in found(_ORT_LISTED, "onnx"):
         f.package("onnxruntime", m.group(1), src)
+    for m, src in found(_BUILT_AT_INSTALL, "dlib", "face"):
+        f.fw("dlib", "named", True, src, STATED)
     for m, src in found(_GPU_LIBRARY, "vllm", "cuml", "cudf", "cugraph", "rapids", "flash"):
         name = "flash-attn" if m.group(1).lower().startswith("flash") else m.group(1).lower()
         f.fw(name, "named", True, src, STATED)
@@ -288,6 +296,10 @@ def _system(p: Paste, f: Facts, found) -> None:
     for m, src in wsl:
         f.put("system.wsl", True, src, STATED)
         f.put("system.os", "linux", src, STATED)
+    if wsl:
+        for m, src in found(_WINDOWS_BUILD, "windows", "win1", "version", "build"):
+            f.extra_reads.append(Read("windows.build", m.group(1), src))
+            break
     for m, src in found(_OS, *_OS_WORDS):
         if wsl and m.group(1).lower().startswith("windows"):
             continue  # under WSL2 the Windows version describes the host, not the Linux that runs the code

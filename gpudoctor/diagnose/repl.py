@@ -22,7 +22,7 @@ _PROMPT = re.compile(r"^[ \t]*(?:>>>|In \[\d{1,4}\]:|(?:[^\n]{0,80}?[$#>%][ \t]*
                      r"[ \t]?(.{1,400})$", re.M)
 # A notebook cell or a session pasted without its prompts: the expression alone on its
 # line, its answer on the next ("torch.cuda.is_available()" then "False").
-_BARE = re.compile(r"^[ \t]*((?:torch|tf|tensorflow|jax|cupy|cp|paddle)\.[\w.]{1,60}(?:\(\))?)[ \t]*$", re.M)
+_BARE = re.compile(r"^[ \t]*((?:torch|tf|tensorflow|jax|cupy|cp|paddle|dlib)\.[\w.]{1,60}(?:\(\))?)[ \t]*$", re.M)
 # Only answers of a fixed type are read after a bare expression: a version, a bool, an
 # integer or None. The next line of a pasted script is code, and it has none of these shapes.
 _TYPED = {"version", "cuda", "is_available", "cudnn", "built_with_cuda"}
@@ -51,6 +51,7 @@ _FACTS = {
     "paddle.device.is_compiled_with_cuda()": ("paddle", "built_with_cuda"),
     "paddle.is_compiled_with_cuda()": ("paddle", "built_with_cuda"),
     "cupy.__version__": ("cupy", "version"),
+    "dlib.DLIB_USE_CUDA": ("dlib", "built_with_cuda"),
     "cp.__version__": ("cupy", "version"),
 }
 
