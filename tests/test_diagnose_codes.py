@@ -342,3 +342,14 @@ def test_a_miner_naming_the_gpus_architecture_gives_its_compute_capability():
     assert [(g.name, g.compute_capability) for g in d.snapshot.gpus] == [("NVIDIA GeForce GT 705", "2.1")]
     report = diagnose_report(d, m, debug=True)
     assert [f.category for f in report.findings if f.code == "GD801"] == ["arch-dropped"]  # Fermi: below every build
+
+
+@pytest.mark.parametrize("where, category", [
+    ("Ubuntu 22.04 under WSL2\n", "wsl"),
+    ("Ubuntu 22.04 VM with an A100 and the GRID driver\n", "info"),  # vGPU, MIG, an old driver: not WSL's
+])
+def test_operation_not_supported_is_wsls_only_where_the_paste_shows_wsl(where, category):
+    m = load_matrices(overlay=None)
+    paste = where + "RuntimeError: CUDA error: operation not supported\n"
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    assert [f.category for f in report.findings if f.code == "GD850"] == [category]
