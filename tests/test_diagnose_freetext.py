@@ -27,6 +27,20 @@ def test_versions_inside_one_sentence():
     assert "free text line 1" in t.cuda.source
 
 
+@pytest.mark.parametrize("text, version", [
+    ("cuDNN 11.4-windows-x64-v8.2.2.26 (downloaded from NVIDIA)", "8.2.2.26"),  # the CUDA first, the cuDNN after v
+    ("tar -xf cudnn-linux-x86_64-8.9.7.29_cuda12-archive.tar.xz", "8.9.7.29"),
+    ("cuDNN 8.9.2 with CUDA 12.1", "8.9.2"),
+])
+def test_cudnn_versions_as_written_and_as_archive_names(text, version):
+    assert [lib.version for lib in snap(text).cudnn or ()] == [version]
+
+
+def test_a_yolo_checks_like_list_line_keeps_the_whole_version():
+    s = snap("python 3.12.8\ntorch 2.5.0\n")
+    assert torch_of(s).version.value == "2.5.0"
+
+
 @pytest.mark.parametrize("text,version,cuda", [
     ("pytorch1.13.1", "1.13.1", None),
     ("torch==2.0.1+cu118 installed", "2.0.1+cu118", "11.8"),

@@ -33,7 +33,7 @@ _TORCH = re.compile(r"\b(?:torch|pytorch)(?:[ \t]{0,2}(?:nightly|build))?" + _SE
                     r"(?:\+(?:cu\d{2,3}|cpu|rocm[\d.]{1,8}))?)(?![\w+])(?!\.\d)", re.I)
 # "torch 2.0 with CUDA 11.8", "pytorch 1.13 built for cuda 11.7", "torch 2.1 (cu121)", "torch 2.1 / cu121",
 # "torch 2.8.0 cu128"
-_TORCH_WITH_CUDA = re.compile(r"\b(?:torch|pytorch)[^\n]{0,24}?\d\.\d{1,2}(?:\.\d{1,3})?"
+_TORCH_WITH_CUDA = re.compile(r"\b(?:torch|pytorch)(?![A-Za-z_-])[^\n]{0,24}?\d\.\d{1,2}(?:\.\d{1,3})?"
                               r"(?:[ \t]{0,2}(?:\(|/|,|\+|with|built with|compiled with|for)|[ \t])[ \t]{0,2}"
                               r"(?:cuda[ \t_-]{0,2}(\d{1,2}\.\d)|cu(\d{2})(\d))\b", re.I)
 # A PyTorch local version on a line of its own ("- 2.8.0+cu128", "Version: 2.1.0+cpu"), as people
@@ -75,7 +75,11 @@ STATED_CUDA = re.compile(r"\b(?:CUDA|cudatoolkit)(?:[ \t_-]{0,2}(toolkit|runtime
                    r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?!\.?\d)", re.I)
 # "nvcc --version is 12.3", "nvcc 11.8": what a person read off nvcc is the toolkit.
 _NVCC = re.compile(r"\bnvcc(?:[ \t]{1,2}(?:-V|--version))?" + _SEP + r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?!\.?\d)", re.I)
-_CUDNN = re.compile(r"\bcuDNN" + _SEP + r"(\d{1,2}(?:\.\d{1,2}(?:\.\d{1,3}){0,2})?)\b(?!\.?\d)", re.I)
+_CUDNN = re.compile(r"\bcuDNN" + _SEP + r"(\d{1,2}(?:\.\d{1,2}(?:\.\d{1,3}){0,2})?)\b(?!\.?\d)(?!-(?:windows|linux))", re.I)
+# NVIDIA's archive names: "cudnn-11.4-windows-x64-v8.2.2.26" (the CUDA, then the cuDNN after "v"),
+# "cudnn-linux-x86_64-8.9.7.29_cuda12-archive", "cudnn-windows-x86_64-9.1.0.70_cuda12-archive".
+_CUDNN_ARCHIVE = re.compile(r"\bcudnn[ -]\d{1,2}\.\d-(?:windows|linux)[\w-]*?-v(\d\.\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)|"
+                            r"\bcudnn-(?:windows|linux)-[\w]+?-(\d\.\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)_cuda\d", re.I)
 _PYTHON = re.compile(r"\b(?:Python|py)" + _SEP + r"(3\.\d{1,2}(?:\.\d{1,2})?)\b", re.I)
 _PY_PATH = re.compile(r"python(3\.\d{1,2})[/\\](?:site|dist)-packages", re.I)
 _OS = re.compile(r"\b(Windows[ \t]?(?:10|11|Server[ \t]\d{4})|Ubuntu[ \t]?\d{2}\.\d{2}(?:\.\d{1,2})?(?:[ \t]LTS)?|"
@@ -237,6 +241,9 @@ def parse(p: Paste, f: Facts) -> None:
     for m, src in found(_NVCC, "nvcc"):
         f.runtime(STATED, version=m.group(1), path="(nvcc, as stated in the paste)", kind="toolkit", source=src,
                   nvcc=m.group(1))
+    for m, src in found(_CUDNN_ARCHIVE, "cudnn"):
+        f.library("cudnn", STATED, version=m.group(1) or m.group(2), path="(stated in the paste)", kind="stated",
+                  source=src)
     for m, src in found(_CUDNN, "cudnn"):
         f.library("cudnn", STATED, version=m.group(1), path="(stated in the paste)", kind="stated", source=src)
     for rx in (_PYTHON, _PY_PATH):

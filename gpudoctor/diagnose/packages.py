@@ -21,7 +21,7 @@ _COLUMNS = re.compile(rf"^({_NAME})[ \t]{{2,60}}(\d[\w.+!-]{{0,60}})(?:[ \t]{{1,
 _CONDA_PLAN = re.compile(rf"^[ \t]+({_NAME})[ \t]+[\w./-]{{0,80}}::\1-(\d[\w.+!]{{0,60}})-(\S{{1,80}})"
                          rf"(?:[ \t]+\S{{1,80}})?[ \t]*$", re.M | re.I)
 _SHOW = re.compile(rf"^Name: ({_NAME})[ \t]*\nVersion: (\S{{1,60}})", re.M)
-_CHECKS = re.compile(r"^(torch|torchvision)[ \t]{1,40}\S{1,3}[ \t]{0,4}(\d[\w.+]{0,40}?)(?:>=|[ \t]*$)", re.M)
+_CHECKS = re.compile(r"^(torch|torchvision)[ \t]{1,40}[^\s\d]{1,3}[ \t]{0,4}(\d[\w.+]{0,40}?)(?:>=|[ \t]*$)", re.M)
 
 # Only these names are taken from bare "name  version" columns, where a
 # false match would otherwise be easy.
