@@ -353,3 +353,16 @@ def test_operation_not_supported_is_wsls_only_where_the_paste_shows_wsl(where, c
     paste = where + "RuntimeError: CUDA error: operation not supported\n"
     report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
     assert [f.category for f in report.findings if f.code == "GD850"] == [category]
+
+
+@pytest.mark.parametrize("gpu, category", [
+    ("Quadro FX1800", "arch-dropped"),  # compute capability 1.1: CUDA 7.5 compiles for sm_20 and newer only
+    ("GeForce GTX 1080", "framework-cuda-mismatch"),  # a GPU the required CUDA serves: the toolkit is too old
+])
+def test_cmake_finding_a_toolkit_older_than_required_judges_the_gpu_against_the_required_cuda(gpu, category):
+    m = load_matrices(overlay=None)
+    paste = (f"My GPU is a {gpu}.\n"
+             '-- Could NOT find CUDA: Found unsuitable version "6.5", but required is at least "7.5" '
+             "(found /usr/local/cuda-6.5)\n")
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    assert [f.category for f in report.findings if f.code == "GD811"] == [category]

@@ -248,6 +248,8 @@ MESSAGES = {
     "pip-requires-python": "ERROR: Package 'torch' requires a different Python: 3.8.10 not in '>=3.9.0'",
     "flash-attn-ampere-required": "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
     "miner-not-compiled-for-arch": "WARNING: NVIDIA GPU 0: miner not compiled for the gpu architecture 21.",
+    "cmake-cuda-too-old": '-- Could NOT find CUDA: Found unsuitable version "6.5", but required is at least "7.5" '
+                          '(found /usr/local/cuda-6.5)',
     "triton-fp8-arch-below-89": "AssertionError: fp8e4nv data type is not supported on CUDA arch < 89",
     "transformers-bf16-unsupported": "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using "
                                      "Ampere GPU with cuda>=11.0",

@@ -11,14 +11,15 @@ from gpudoctor.snapshot import Snapshot
 from gpudoctor.versions import compute_capability
 
 
-def gpus_older_than_the_cuda(s: Snapshot, m: Matrices | None) -> bool:
+def gpus_older_than_the_cuda(s: Snapshot, m: Matrices | None, cudas: list | None = None) -> bool:
     """Whether every GPU is older than every architecture the paste's CUDA (a
     toolkit, or a framework build's CUDA) compiles for: that CUDA has no code
     for the GPU, so a newer driver would only trade the driver error for a
     missing-kernel one (a Quadro 600, Fermi, under CUDA 11)."""
     ccs = [compute_capability(g.compute_capability) for g in s.gpus or ()]
-    cudas = [rt.nvcc or rt.version for rt in s.cuda_runtimes or () if rt.kind != "driver"]
-    cudas += [fw.cuda.value for fw in s.frameworks or () if fw.cuda.known]
+    if cudas is None:  # the CUDAs the paste shows; a caller may name the one that matters instead
+        cudas = [rt.nvcc or rt.version for rt in s.cuda_runtimes or () if rt.kind != "driver"]
+        cudas += [fw.cuda.value for fw in s.frameworks or () if fw.cuda.known]
     floors = [min(c for c in map(compute_capability, m.arch_support(v)) if c)
               for v in cudas if v and m is not None and m.arch_support(v)]
     return bool(ccs and floors) and all(c is not None and c < min(floors) for c in ccs)

@@ -36,6 +36,8 @@ _TORCH_EXT = re.compile(r"The detected CUDA version \((\d{1,2}\.\d{1,2})\) misma
                         r"compile\s{0,20}PyTorch \((\d{1,2}\.\d{1,2})\)", re.I)
 _DEEPSPEED = re.compile(r"Installed CUDA version (\d{1,2}\.\d{1,2}) does not match the version torch was compiled "
                         r"with (\d{1,2}\.\d{1,2})", re.I)
+_CMAKE_CUDA = re.compile(r'Could NOT find CUDA(?:Toolkit)?: Found unsuitable version "([\d.]{1,12})", but required is at '
+                         r'least "([\d.]{1,12})"(?: \(found ([^)\n]{1,300})\))?')
 _MINER_ARCH = re.compile(r"NVIDIA GPU (\d{1,2}): miner not compiled for the gpu architecture (\d{2,3})\b", re.I)
 _YOUR_GPU = re.compile(r"Your ([^\n]{1,80}?) GPU has compute capability (\d{1,2}\.\d)", re.I)
 _TF_IGNORE = re.compile(r"Ignoring visible gpu device \(device: (\d{1,2}), name: ([^,\n]{1,100}), pci bus id: "
@@ -125,6 +127,10 @@ def _implied_facts(p: Paste, f: Facts) -> None:
         src = p.where("file in the framework's folder", m.start())
         f.fw(m.group(1).lower(), "build", "cuda", src)  # only a CUDA build's wheel carries cuDNN
         f.fw(m.group(1).lower(), "cudnn", m.group(2) or m.group(3), src)
+    for m in p.scan(_CMAKE_CUDA, "found unsuitable version"):
+        src = p.where("CMake message", m.start())
+        f.runtime(version=m.group(1), path=m.group(3) or "(found by CMake)", kind="toolkit", source=src)
+        f.extra_reads.append(Read("cuda.required", m.group(2), src))
     for m in p.scan(_XLA_DRIVER, "older than the"):
         f.put("driver.cuda_api", m.group(1), p.where("XLA error", m.start()))
 

@@ -47,6 +47,9 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             continue  # the paste also shows the message that names the real cause
         rule = RULES[entry.code]
         category = _category(entry.code, entry.category, d, m)
+        required = next((r.value for r in d.reads if r.fact == "cuda.required"), None)
+        if entry.id == "cmake-cuda-too-old" and required and gpus_older_than_the_cuda(d.snapshot, m, [required]):
+            category = "arch-dropped"  # the CUDA the project needs has no code for the GPU
         severity = None
         if entry.code in LIBRARY_NOT_LOADED_CODES:
             category = _library_not_loaded_category(sig.text, entry.frameworks, d.snapshot) or category
