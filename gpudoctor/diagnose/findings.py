@@ -33,6 +33,7 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
     entries = {e.id: e for e in load_catalog()}
     by_key: dict[tuple[str, str], Finding] = {}
     seen = {sig.entry for sig in d.signals}
+    judged: dict[tuple[str, str | None], str | None] = {}
     for sig in d.signals:
         entry = entries.get(sig.entry)
         if entry is None:
@@ -46,9 +47,14 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
         if seen.intersection(entry.deferred_by):
             continue  # the paste also shows the message that names the real cause
         rule = RULES[entry.code]
-        category = _category(entry.code, entry.category, d, m)
-        required = next((r.value for r in d.reads if r.fact == "cuda.required"), None)
-        if entry.id == "cmake-cuda-too-old" and required and gpus_older_than_the_cuda(d.snapshot, m, [required]):
+        # The same for every line of one message: a log repeating it thousands of times is judged once.
+        key = (entry.code, entry.category)
+        if key not in judged:
+            judged[key] = _category(entry.code, entry.category, d, m)
+        category = judged[key]
+        required = next((r.value for r in d.reads if r.fact == "cuda.required"), None) \
+            if entry.id == "cmake-cuda-too-old" else None
+        if required and gpus_older_than_the_cuda(d.snapshot, m, [required]):
             category = "arch-dropped"  # the CUDA the project needs has no code for the GPU
         severity = None
         if entry.code in LIBRARY_NOT_LOADED_CODES:
