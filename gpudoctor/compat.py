@@ -190,9 +190,9 @@ def arch_driver_verdict(cc: ComputeCapability, driver: str | None, os_name: str,
                                             f"its first toolkit); this one is {driver}",
                                      f"driver >= {floor}", row.source)
     if row.last_branch is not None:
-        branch = (driver_tuple(driver) or (0,))[0]
-        if os_name == "windows":
-            branch = branch // 5 * 5  # Windows releases of R580 are numbered 580.xx to 584.xx (581.57)
+        # Branches are numbered in fives (R570, R575, R580); Windows releases of R580 are
+        # numbered 580.xx to 584.xx (581.57), so a paste that does not say its OS is read so too.
+        branch = (driver_tuple(driver) or (0,))[0] // 5 * 5
         if branch > row.last_branch:
             return ArchDriverVerdict(False, f"driver branch R{branch} no longer supports {name}: "
                                             f"R{row.last_branch} is the last branch for it",

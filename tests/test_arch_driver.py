@@ -38,6 +38,7 @@ SMI_5090_ON_560 = """\
     ("6.1", "580.95.05", "linux", True),
     ("6.1", "590.48.01", "linux", False),
     ("6.1", "581.57", "windows", True),  # Windows R580 is numbered 580-584
+    ("6.1", "582.28", "linux", True),  # a paste that does not say its OS (judged as Linux): still R580
     ("3.7", "470.256.02", "linux", True),
     ("3.7", "535.247.01", "linux", False),
 ])

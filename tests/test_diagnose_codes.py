@@ -366,3 +366,44 @@ def test_cmake_finding_a_toolkit_older_than_required_judges_the_gpu_against_the_
              "(found /usr/local/cuda-6.5)\n")
     report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
     assert [f.category for f in report.findings if f.code == "GD811"] == [category]
+
+
+def _categories(paste: str, code: str) -> list[str]:
+    m = load_matrices(overlay=None)
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    return [f.category for f in report.findings if f.code == code]
+
+
+def test_a_dll_the_build_wants_beside_another_cuda_installed_is_a_cuda_mismatch():
+    paste = ("pip install tensorflow-gpu==2.0.0-beta1\n"
+             "ImportError: Could not find 'cudart64_100.dll'. TensorFlow requires that this DLL be installed in a "
+             "directory that is named in your %PATH% environment variable. Download and install CUDA 10.0 from this URL\n"
+             "indeed i have installed cuda 10.1\n")  # the message asks for 10.0; 10.1 is what is there
+    assert _categories(paste, "GD807") == ["framework-cuda-mismatch"]
+
+
+def test_paddles_arch_message_gives_the_wheels_arch_list_and_the_gpu():
+    paste = ("Mismatched GPU Architecture: The installed PaddlePaddle package was compiled for 60 61 70 75 80 86 ,"
+             "but your current GPU is 120\n")
+    assert _categories(paste, "GD801") == ["arch-too-new-for-cuda"]
+
+
+def test_a_cuda_named_package_in_a_sentence_says_the_builds_cuda():
+    paste = ("安装的 paddlepaddle-gpu 2.1.0.post101，显卡GTX3090\n"
+             "parallel_for failed: no kernel image is available for execution on the device\n")
+    assert _categories(paste, "GD801") == ["arch-too-new-for-cuda"]  # CUDA 10.1 compiles nothing for sm_86
+
+
+@pytest.mark.parametrize("where, category", [
+    ("inside the docker container: python setup.py build install\n", ["container-no-gpu"]),
+    ("on my workstation: python setup.py build install\n", []),
+])
+def test_an_extension_build_that_sees_no_cuda_is_judged_where_it_runs(where, category):
+    paste = where + "No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'\n"
+    assert _categories(paste, "GD820") == category
+
+
+def test_a_message_the_reporter_sets_aside_raises_nothing():
+    paste = ("Yes, I am aware that Tensorflow warnings and `CUDA_ERROR_NOT_INITIALIZED` error should not affect GPU "
+             "usage.\nnvidia-smi shows the GPU\n")
+    assert _categories(paste, "GD816") == []

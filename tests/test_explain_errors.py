@@ -250,6 +250,20 @@ MESSAGES = {
     "miner-not-compiled-for-arch": "WARNING: NVIDIA GPU 0: miner not compiled for the gpu architecture 21.",
     "cmake-cuda-too-old": '-- Could NOT find CUDA: Found unsuitable version "6.5", but required is at least "7.5" '
                           '(found /usr/local/cuda-6.5)',
+    "xla-device-count-not-initialized": "E tensorflow/compiler/xla/stream_executor/cuda/cuda_driver.cc:1278] could not "
+                                        "retrieve CUDA device count: CUDA_ERROR_NOT_INITIALIZED: initialization error",
+    "opencv-built-without-cuda": "cv2.error: OpenCV(4.4.0) C:\\opencv\\modules\\core\\include\\opencv2/core/private.cuda.hpp"
+                                 ":106: error: (-216:No CUDA support) The library is compiled without CUDA support in "
+                                 "function 'throw_no_cuda'",
+    "opencv-cuda-device-count-zero": "int count = Cv2Gpu.GetCudaEnabledDeviceCount(); it always returns 0.",
+    "opencv-not-built-for-device": "cv2.error: OpenCV(4.5.3) /tmp/opencv/modules/dnn/src/dnn.cpp:2385: error: (-216:No "
+                                   "CUDA support) OpenCV was not built to work with the selected device. Please check "
+                                   "CUDA_ARCH_PTX or CUDA_ARCH_BIN in your build configuration. in function "
+                                   "'initCUDABackend'",
+    "torch-extension-build-no-cuda-runtime": "No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'",
+    "paddle-arch-mismatch": "Mismatched GPU Architecture: The installed PaddlePaddle package was compiled for 60 61 70 75 "
+                            "80 86 ,but your current GPU is 120 Solution: Install the correct wheel package",
+    "xla-ptxas-too-old-for-gpu": "Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 9.0",
     "triton-fp8-arch-below-89": "AssertionError: fp8e4nv data type is not supported on CUDA arch < 89",
     "transformers-bf16-unsupported": "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using "
                                      "Ampere GPU with cuda>=11.0",
@@ -401,6 +415,8 @@ def test_lines_that_do_not_say_which_fault_are_not_matched(line):
      "ecc-uncorrectable"),
     ("But after the last step my PC does a cold reboot.", "machine-crashes-under-gpu-load"),
     ("It just turns off hard without shutdown and reboots after a few seconds.", "machine-crashes-under-gpu-load"),
+    ("RuntimeError: No such operator torchvision::nms", "torchvision-cuda-mismatch"),
+    ("I am getting unknow runtime specified nvidia.", "docker-unknown-runtime"),
 ])
 def test_wordings_people_and_old_releases_use_match_their_entry(line, entry):
     assert [m.entry.id for m in match_text(line)] == [entry]

@@ -38,6 +38,8 @@ _DEEPSPEED = re.compile(r"Installed CUDA version (\d{1,2}\.\d{1,2}) does not mat
                         r"with (\d{1,2}\.\d{1,2})", re.I)
 _CMAKE_CUDA = re.compile(r'Could NOT find CUDA(?:Toolkit)?: Found unsuitable version "([\d.]{1,12})", but required is at '
                          r'least "([\d.]{1,12})"(?: \(found ([^)\n]{1,300})\))?')
+_PADDLE_ARCH = re.compile(r"PaddlePaddle package was compiled\s{1,3}for ([\d ]{2,60}?)\s?,?\s{0,3}"
+                          r"but your current GPU is (\d{2,3})")
 _MINER_ARCH = re.compile(r"NVIDIA GPU (\d{1,2}): miner not compiled for the gpu architecture (\d{2,3})\b", re.I)
 _YOUR_GPU = re.compile(r"Your ([^\n]{1,80}?) GPU has compute capability (\d{1,2}\.\d)", re.I)
 _TF_IGNORE = re.compile(r"Ignoring visible gpu device \(device: (\d{1,2}), name: ([^,\n]{1,100}), pci bus id: "
@@ -105,7 +107,15 @@ def _signals(p: Paste, q: Paste, f: Facts) -> None:
                 _signal(p, f, match.entry, q.pasted_line(numbers[match.line_no - 1]), match.text)
 
 
+# A reporter's sentence that names a message to set it aside: "I am aware that the
+# `CUDA_ERROR_NOT_INITIALIZED` error should not affect GPU usage", "the NUMA warning is harmless".
+_DISMISSED = re.compile(r"\b(?:I am|I'm|we are|we're) aware\b|\bshould(?: not|n't) affect\b|\bcan be (?:safely )?ignored\b|"
+                        r"\b(?:is|are|seems?|looks?) harmless\b|\bdoes(?: not|n't) (?:matter|affect)\b", re.I)
+
+
 def _signal(p: Paste, f: Facts, e, line_no: int, text: str) -> None:
+    if _DISMISSED.search(text):
+        return
     src = f"{p.label + ': ' if p.label else ''}error line {line_no}"
     f.signal(Signal(e.id, e.title, e.code, text, src, reporters_words=not e.printed_by))
     f.saw("error messages")
@@ -165,6 +175,13 @@ def _arch_messages(p: Paste, f: Facts) -> None:
         f.put("torch.cc_max", m.group(2), p.where("PyTorch warning", m.start()))
     for m in p.scan(_CC_MIN, "minimum cuda capability"):
         f.put("torch.cc_min", m.group(1), p.where("PyTorch warning", m.start()))
+    for m in p.scan(_PADDLE_ARCH, "package was compiled"):
+        # Paddle names the wheel's architectures and the GPU's: "compiled for 60 61 70 75 80 86, but your current GPU is 120".
+        src = p.where("PaddlePaddle error", m.start())
+        f.fw("paddle", "build", "cuda", src)
+        f.fw("paddle", "arch_list", tuple(f"sm_{a}" for a in m.group(1).split()), src)
+        cc = m.group(2)
+        f.gpu(src, index=0, compute_capability=f"{cc[:-1]}.{cc[-1]}")
     for m in p.scan(_MINER_ARCH, "miner not compiled"):
         # xmr-stak prints the GPU's own architecture: "architecture 21" is compute capability 2.1.
         f.gpu(p.where("miner warning", m.start()), index=int(m.group(1)),

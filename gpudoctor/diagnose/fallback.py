@@ -10,7 +10,8 @@ from gpudoctor.rules.registry import RULES
 
 
 # Messages that say "CUDA is unavailable to this program" and no more.
-CPU_FALLBACK_MESSAGES = {"cuda-not-available", "whisper-fp16-on-cpu", "torch-deserialize-cuda", "yolo-cuda-unavailable",
+CPU_FALLBACK_MESSAGES = {"cuda-not-available", "torch-extension-build-no-cuda-runtime", "whisper-fp16-on-cpu",
+                         "torch-deserialize-cuda", "yolo-cuda-unavailable",
                          "lightning-gpus-requested-none-available", "jax-no-gpu-fallback", "rvc-no-nvidia-gpu-found",
                          "torch-half-op-on-cpu", "torch-autocast-cuda-unavailable", "gpu-not-detected-statement",
                          "a1111-torch-cuda-test-failed"}

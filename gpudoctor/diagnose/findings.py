@@ -110,6 +110,9 @@ _SONAME = re.compile(r"\blib(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusp
                      r"\b(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc)64_(\d{2,3})(?:_0)?\.dll", re.I)
 
 
+_ASKED_FOR = re.compile(r"\b(?:install|download|requires?|needs?|expects?)\b[^.;]{0,20}$", re.I)
+
+
 def _library_not_loaded_category(text: str, frameworks: tuple[str, ...], s: Snapshot) -> str | None:
     """A CUDA library could not be loaded: which CUDA it belongs to against the
     CUDA the paste shows installed. The same CUDA there means the library is not
@@ -120,7 +123,9 @@ def _library_not_loaded_category(text: str, frameworks: tuple[str, ...], s: Snap
     want = _cuda_it_wants(text, frameworks, s)
     # A CUDA stated on the failing line itself is that machine's ("libnvrtc.so.11.2: cannot open
     # shared object file (in server with cuda 11.1)"), where the paste elsewhere names several.
-    have = [v for v in (parse_numeric(m.group(2)) for m in STATED_CUDA.finditer(text)) if v]
+    # (Not one the message asks for: "Download and install CUDA 10.0 from this URL".)
+    have = [v for v in (parse_numeric(m.group(2)) for m in STATED_CUDA.finditer(text)
+                        if not _ASKED_FOR.search(text, max(0, m.start() - 30), m.start())) if v]
     have = have or [v for v in (parse_numeric(rt.version or "") for rt in s.cuda_runtimes or ()) if v]
     if want is None or not have:
         return None

@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from gpudoctor.diagnose.collect import STATED, Facts, Read
+from gpudoctor.diagnose.packages import cuda_named_build
 from gpudoctor.diagnose.paste import Paste
 from gpudoctor.diagnose.system import note_os
 
@@ -59,6 +60,10 @@ _GPU_LIBRARY = re.compile(r"\b(vllm|cuml|cudf|cugraph|rapids|flash[-_ ]?attn|fla
 # Libraries that compile at install time and keep the CUDA they found then, or none (dlib's
 # CMake turns CUDA on only where it finds CUDA and cuDNN): named, they may be what runs on the CPU.
 _BUILT_AT_INSTALL = re.compile(r"\b(dlib|face[_ ]recognition)\b", re.I)
+# A package whose name (or version suffix) says its CUDA, named with its version in a sentence:
+# "安装的 paddlepaddle-gpu 2.1.0.post101", "mxnet-cu112 1.9.1".
+_CUDA_NAMED_SAID = re.compile(r"\b((?:paddlepaddle-gpu|mxnet-cu\d{2,3}(?:mkl)?|dgl-cu\d{2,3}))[ \t]{0,2}(?:==|=|:)?[ \t]{0,2}"
+                              r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\.post\d{2,3})?)", re.I)
 # "onnxruntime-gpu 1.16.3", "onnxruntime 1.2.0", "ONNX Runtime 1.17": the package name says which build.
 _ORT = re.compile(r"\b(onnx[ _]?runtime(?:-(?:gpu|directml|openvino|silicon|training))?)" + _SEP +
                   r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\w.])", re.I)
@@ -107,6 +112,9 @@ _WSL = re.compile(r"\bWSL[ \t]?2?\b" + _GLOB_AHEAD + r"|Windows Subsystem for Li
 # The Windows build a report shows: "Microsoft Windows [Version 10.0.19043.1200]", "Windows build 22631".
 _WINDOWS_BUILD = re.compile(r"\b(?:windows|win(?:dows)?[ \t]?1[01]|version|build)\b[^\n]{0,30}?\b(?:10\.0\.)?"
                             r"(1[5-9]\d{3}|2[0-9]\d{3})(?:\.\d{1,5})?\b", re.I)
+# Words before a CUDA that asks for it rather than reports it.
+_ASKED = re.compile(r"(?:download and|please|you (?:must|should|need to)|requires? (?:you to )?|need to) install\s{1,3}$|"
+                    r"\brequires?\s{1,3}$", re.I)
 # A template's field left empty: "WSL version (if applicable):" says nothing about WSL.
 _EMPTY_FIELD = re.compile(r"(?:[ \t]*(?:version[ \t]*)?\(if applicable\)|[ \t]*version)[ \t]*:[ \t]*"
                           r"(?:n/?a|no|none|not applicable|-+)?[ \t]*(?:\n|$)|"
@@ -234,6 +242,8 @@ def parse(p: Paste, f: Facts) -> None:
         if line.lstrip().startswith("|") or "Driver Version" in line:
             continue  # the nvidia-smi banner's "CUDA Version" is the driver's, read elsewhere
         before = p.text[max(0, m.start() - 12):m.start()].lower()
+        if _ASKED.search(p.text, max(0, m.start() - 40), m.start()):
+            continue  # what a message asks for ("Download and install CUDA 10.0"), not what is there
         toolkit = ((m.group(1) or "").lower() == "toolkit" or m.group(0).lower().startswith("cudatoolkit")
                    or bool(re.search(r"install(?:ed|ing)?\s{1,3}$", before)))
         f.runtime(STATED, version=m.group(2), path="(stated in the paste)", kind="toolkit" if toolkit else "stated",
@@ -288,6 +298,13 @@ def _frameworks(found, f: Facts) -> None:
             f.package(name, m.group(2), src)
     for m, src in found(_ORT_LISTED, "onnx"):
         f.package("onnxruntime", m.group(1), src)
+    for m, src in found(_CUDA_NAMED_SAID, "paddlepaddle-gpu", "mxnet-cu", "dgl-cu"):
+        named = cuda_named_build(m.group(1), m.group(2))
+        if named is not None:
+            f.fw(named[0], "version", m.group(2), src, STATED)
+            f.fw(named[0], "build", "cuda", src, STATED)
+            if named[1]:
+                f.fw(named[0], "cuda", named[1], src, STATED)
     for m, src in found(_BUILT_AT_INSTALL, "dlib", "face"):
         f.fw("dlib", "named", True, src, STATED)
     for m, src in found(_GPU_LIBRARY, "vllm", "cuml", "cudf", "cugraph", "rapids", "flash"):
