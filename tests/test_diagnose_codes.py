@@ -407,3 +407,11 @@ def test_a_message_the_reporter_sets_aside_raises_nothing():
     paste = ("Yes, I am aware that Tensorflow warnings and `CUDA_ERROR_NOT_INITIALIZED` error should not affect GPU "
              "usage.\nnvidia-smi shows the GPU\n")
     assert _categories(paste, "GD816") == []
+
+
+@pytest.mark.parametrize("paste", [
+    "libcudnn.cudnnStatusArchMismatch raised while running on my laptop\n",  # the Python wrapper's wording
+    "CUDNN_STATUS_ARCH_MISMATCH\n",
+])
+def test_cudnns_arch_mismatch_with_the_gpu_unknown_is_a_gpu_too_old_for_cudnn(paste):
+    assert _categories(paste, "GD801") == ["arch-dropped"]

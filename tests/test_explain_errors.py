@@ -264,6 +264,8 @@ MESSAGES = {
     "paddle-arch-mismatch": "Mismatched GPU Architecture: The installed PaddlePaddle package was compiled for 60 61 70 75 "
                             "80 86 ,but your current GPU is 120 Solution: Install the correct wheel package",
     "xla-ptxas-too-old-for-gpu": "Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 9.0",
+    "numba-python-version-guard": "RuntimeError: Cannot install on Python version 3.12.0; only versions >=3.8,<3.12 are "
+                                  "supported.",
     "triton-fp8-arch-below-89": "AssertionError: fp8e4nv data type is not supported on CUDA arch < 89",
     "transformers-bf16-unsupported": "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using "
                                      "Ampere GPU with cuda>=11.0",

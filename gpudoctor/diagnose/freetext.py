@@ -55,8 +55,9 @@ _CUPY = re.compile(r"\bcupy(?:-cuda\d{2,3}x?)?" + _SEP + _VERSION + r"\b", re.I)
 # GPU libraries whose every release has an architecture floor (gpudoctor/matrices/companions.toml
 # [[gpu_library]]): named at all ("vLLM on my P40", "cuML 24.04"), they are what the paste runs.
 # "flash_attention_2" / "FlashAttention-2" name the major ("2"), not a release.
-_GPU_LIBRARY = re.compile(r"\b(vllm|cuml|cudf|cugraph|rapids|flash[-_ ]?attn|flash[-_ ]?attention)([-_ ]?2(?![.\d]))?"
-                          r"(?:[ \t]{0,2}(?:v|==|=|:)?[ \t]{0,2}(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?))?(?![\w-])", re.I)
+_GPU_LIBRARY = re.compile(r"\b(vllm|cuml|cudf|cugraph|rapids|flash[-_ ]?attn|flash[-_ ]?attention|flash(?=2\b))"
+                          r"([-_ ]?2(?![.\d]))?(?:[ \t]{0,2}(?:v|==|=|:)?[ \t]{0,2}(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?))?"
+                          r"(?![\w-])", re.I)
 # Libraries that compile at install time and keep the CUDA they found then, or none (dlib's
 # CMake turns CUDA on only where it finds CUDA and cuDNN): named, they may be what runs on the CPU.
 _BUILT_AT_INSTALL = re.compile(r"\b(dlib|face[_ ]recognition)\b", re.I)
