@@ -20,6 +20,12 @@ def codes_of(path: Path) -> set[str]:
     return {f.code for f in report.findings}
 
 
+def _categories(paste: str, code: str) -> list[str]:
+    m = load_matrices(overlay=None)
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    return [f.category for f in report.findings if f.code == code]
+
+
 @pytest.mark.parametrize("code", CODES)
 def test_bad_paste_raises_the_code(code):
     assert code in codes_of(FIXTURES / code / "bad.txt")
@@ -48,11 +54,9 @@ def test_catalogue_codes_and_related_codes_exist():
     ("NVIDIA A100-SXM4-40GB", "arch-not-in-build"),  # in every current build: a build of its own lacks it
 ])
 def test_no_kernel_image_with_the_build_unknown_is_judged_against_current_builds(gpu, category):
-    m = load_matrices(overlay=None)
     paste = (f"GPU 0: {gpu} (UUID: GPU-0)\n"
              "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
-    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
-    assert [f.category for f in report.findings if f.code == "GD801"] == [category]
+    assert _categories(paste, "GD801") == [category]
 
 
 @pytest.mark.parametrize("stated,category", [
@@ -61,10 +65,8 @@ def test_no_kernel_image_with_the_build_unknown_is_judged_against_current_builds
     ("I have an RTX 3090 and CUDA 11.8 installed.", "arch-not-in-build"),  # CUDA 11.8 serves it: the build lacks it
 ])
 def test_no_kernel_image_with_the_build_unknown_is_judged_against_the_cuda_the_paste_names(stated, category):
-    m = load_matrices(overlay=None)
     paste = stated + "\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n"
-    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
-    assert [f.category for f in report.findings if f.code == "GD801"] == [category]
+    assert _categories(paste, "GD801") == [category]
 
 
 @pytest.mark.parametrize("gpu,nvcc,category", [
@@ -74,12 +76,10 @@ def test_no_kernel_image_with_the_build_unknown_is_judged_against_the_cuda_the_p
     ("Quadro 600", None, "driver-too-old-for-runtime"),  # the CUDA unknown: nothing says it dropped the GPU
 ])
 def test_an_insufficient_driver_under_a_cuda_that_dropped_the_gpu_is_arch_dropped(gpu, nvcc, category):
-    m = load_matrices(overlay=None)
     paste = (f"GPU 0: {gpu} (UUID: GPU-0)\n"
              + (f"nvcc: Cuda compilation tools, release {nvcc}, V{nvcc}.100\n" if nvcc else "")
              + "RuntimeError: CUDA driver version is insufficient for CUDA runtime version\n")
-    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
-    assert [f.category for f in report.findings if f.code == "GD802"] == [category]
+    assert _categories(paste, "GD802") == [category]
 
 
 @pytest.mark.parametrize("installed,category", [
@@ -88,10 +88,8 @@ def test_an_insufficient_driver_under_a_cuda_that_dropped_the_gpu_is_arch_droppe
     ("", "framework-cuda-mismatch"),
 ])
 def test_a_missing_cuda_library_of_the_installed_cuda_is_a_missing_library(installed, category):
-    m = load_matrices(overlay=None)
     paste = installed + "ImportError: libcudart.so.10.2: cannot open shared object file: No such file or directory\n"
-    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
-    assert [f.category for f in report.findings if f.code == "GD807"] == [category]
+    assert _categories(paste, "GD807") == [category]
 
 
 @pytest.mark.parametrize("installed,category", [
@@ -349,10 +347,8 @@ def test_a_miner_naming_the_gpus_architecture_gives_its_compute_capability():
     ("Ubuntu 22.04 VM with an A100 and the GRID driver\n", "info"),  # vGPU, MIG, an old driver: not WSL's
 ])
 def test_operation_not_supported_is_wsls_only_where_the_paste_shows_wsl(where, category):
-    m = load_matrices(overlay=None)
     paste = where + "RuntimeError: CUDA error: operation not supported\n"
-    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
-    assert [f.category for f in report.findings if f.code == "GD850"] == [category]
+    assert _categories(paste, "GD850") == [category]
 
 
 @pytest.mark.parametrize("gpu, category", [
@@ -360,18 +356,10 @@ def test_operation_not_supported_is_wsls_only_where_the_paste_shows_wsl(where, c
     ("GeForce GTX 1080", "framework-cuda-mismatch"),  # a GPU the required CUDA serves: the toolkit is too old
 ])
 def test_cmake_finding_a_toolkit_older_than_required_judges_the_gpu_against_the_required_cuda(gpu, category):
-    m = load_matrices(overlay=None)
     paste = (f"My GPU is a {gpu}.\n"
              '-- Could NOT find CUDA: Found unsuitable version "6.5", but required is at least "7.5" '
              "(found /usr/local/cuda-6.5)\n")
-    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
-    assert [f.category for f in report.findings if f.code == "GD811"] == [category]
-
-
-def _categories(paste: str, code: str) -> list[str]:
-    m = load_matrices(overlay=None)
-    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
-    return [f.category for f in report.findings if f.code == code]
+    assert _categories(paste, "GD811") == [category]
 
 
 def test_a_dll_the_build_wants_beside_another_cuda_installed_is_a_cuda_mismatch():
