@@ -403,3 +403,11 @@ def test_a_message_the_reporter_sets_aside_raises_nothing():
 ])
 def test_cudnns_arch_mismatch_with_the_gpu_unknown_is_a_gpu_too_old_for_cudnn(paste):
     assert _categories(paste, "GD801") == ["arch-dropped"]
+
+
+@pytest.mark.parametrize("dockerfile, category", [
+    ("FROM jrottenberg/ffmpeg:4.2-nvidia\n", ["container-no-gpu"]),  # a GPU image a Dockerfile starts from
+    ("From NVIDIA's docs I read that it should work\n", ["no-driver"]),  # prose, not a Dockerfile
+])
+def test_a_dockerfiles_gpu_base_image_puts_the_paste_in_a_container(dockerfile, category):
+    assert _categories(dockerfile + "Cannot load libcuda.so.1\n", "GD813") == category

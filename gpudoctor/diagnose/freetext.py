@@ -127,6 +127,8 @@ _CC = re.compile(r"compute capability[ \t:=]{0,3}(?:of[ \t])?(\d{1,2}\.\d)\b", r
 # A container: the command that started it, a Dockerfile or compose file's image, a shell prompt inside one.
 _CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\b|\bdocker-compose\b|"
                         r"^\s*(?:FROM|image:)[ \t]+\S*(?:nvidia/cuda|pytorch/pytorch|tensorflow/tensorflow|nvcr\.io)\S*|"
+                        # any other GPU image a Dockerfile starts from: "FROM jrottenberg/ffmpeg:4.2-nvidia"
+                        r"^[ \t]*(?-i:FROM)[ \t]+(?=[\w./:-]*(?i:nvidia|cuda|gpu))[\w.-]+(?:/[\w.-]+)*(?::[\w.-]+)?[ \t]*$|"
                         r"^root@[0-9a-f]{12}:|/\.dockerenv\b|\b(?:inside|in) (?:a |the |my |our |this )?(?:docker|container)\b|"
                         # docker-compose v1's and v2's progress lines: "Creating app_web_run ... done",
                         # " ✔ Container app-web-1  Started"
@@ -160,7 +162,7 @@ _CONTAINER_CLUES = (
     (_K8S, "kubernetes", ("kubectl", "nvidia.com/gpu", "kind:", "kubernetes", "k8s", "gke", "eks", "aks", "k3s",
                           "k0s", "microk8s", "openshift", " pod")),
     (_CONTAINER, "docker", ("docker", "podman", "nerdctl", "root@", "container", "nvidia/cuda", "pytorch/pytorch",
-                            "tensorflow/tensorflow", "nvcr.io", "... done")),
+                            "tensorflow/tensorflow", "nvcr.io", "... done", "from ")),
     (_SINGULARITY, "singularity", ("singularity", "apptainer")),
     (_SAGEMAKER, "docker", ("instance_type",)),
     (_SLURM, "slurm", ("#sbatch", "srun", "sbatch", "salloc", "slurm_")),
