@@ -240,3 +240,16 @@ def test_conda_install_plan_says_which_build():
     assert jax.build.source == "conda install plan line 4"
     cuda = plan.replace("cpu_py311h7146453_1", "cuda120py311h5e3a1b7_201")
     assert next(fw for fw in snap(cuda).frameworks if fw.name == "jax").build.value == "cuda"
+
+
+@pytest.mark.parametrize("text", [
+    "Download and install CUDA 10.0 from this URL: https://developer.nvidia.com/cuda",
+    "Should i install cuda 8.0 for resolving this problem?",
+    "TensorFlow requires CUDA 11.2",
+])
+def test_a_cuda_asked_for_is_not_a_cuda_installed(text):
+    assert not snap(text).cuda_runtimes
+
+
+def test_a_cuda_installed_is_read():
+    assert [rt.version for rt in snap("I installed CUDA 11.8 yesterday").cuda_runtimes] == ["11.8"]

@@ -114,7 +114,8 @@ _WSL = re.compile(r"\bWSL[ \t]?2?\b" + _GLOB_AHEAD + r"|Windows Subsystem for Li
 _WINDOWS_BUILD = re.compile(r"\b(?:windows|win(?:dows)?[ \t]?1[01]|version|build)\b[^\n]{0,30}?\b(?:10\.0\.)?"
                             r"(1[5-9]\d{3}|2[0-9]\d{3})(?:\.\d{1,5})?\b", re.I)
 # Words before a CUDA that asks for it rather than reports it.
-_ASKED = re.compile(r"(?:download and|please|you (?:must|should|need to)|requires? (?:you to )?|need to) install\s{1,3}$|"
+_ASKED = re.compile(r"(?:download and|please|you (?:must|should|need to)|requires? (?:you to )?|need to|"
+                    r"should (?:i|we)|(?:do|must) (?:i|we) (?:need to |have to )?|have to) install\s{1,3}$|"
                     r"\brequires?\s{1,3}$", re.I)
 # A template's field left empty: "WSL version (if applicable):" says nothing about WSL.
 _EMPTY_FIELD = re.compile(r"(?:[ \t]*(?:version[ \t]*)?\(if applicable\)|[ \t]*version)[ \t]*:[ \t]*"
