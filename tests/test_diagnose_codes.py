@@ -411,3 +411,13 @@ def test_cudnns_arch_mismatch_with_the_gpu_unknown_is_a_gpu_too_old_for_cudnn(pa
 ])
 def test_a_dockerfiles_gpu_base_image_puts_the_paste_in_a_container(dockerfile, category):
     assert _categories(dockerfile + "Cannot load libcuda.so.1\n", "GD813") == category
+
+
+@pytest.mark.parametrize("where, category", [
+    ("docker run --gpus all alphafold3 python -c 'import jax'\n", ["driver-too-old-for-runtime"]),  # the image's libcuda
+    ("", ["driver-library-mismatch"]),  # on a host: an upgrade not finished by a reboot
+])
+def test_a_libcuda_newer_than_the_kernel_module_is_judged_where_it_runs(where, category):
+    line = ("E external/xla/xla/stream_executor/cuda/cuda_diagnostics.cc:262] kernel version 535.183.6 does not match "
+            "DSO version 560.35.3 -- cannot find working devices in this configuration\n")
+    assert _categories(where + line, "GD804") == category

@@ -56,6 +56,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             if entry.id == "cmake-cuda-too-old" else None
         if required and gpus_older_than_the_cuda(d.snapshot, m, [required]):
             category = "arch-dropped"  # the CUDA the project needs has no code for the GPU
+        if entry.id == "tf-kernel-dso-mismatch" and _image_libcuda_newer_than_host(sig.text, d.snapshot):
+            category = "driver-too-old-for-runtime"
         severity = None
         if entry.code in LIBRARY_NOT_LOADED_CODES:
             category = _library_not_loaded_category(sig.text, entry.frameworks, d.snapshot) or category
@@ -218,6 +220,17 @@ def _cudnn_loaded_from_library_path(s: Snapshot):
             if on_path and (parse_numeric(lib.version or "") or ())[:3] == loaded:
                 return lib
     return None
+
+
+_KERNEL_DSO = re.compile(r"kernel version (\d+)[\d.]* does not match DSO version (\d+)", re.I)
+
+
+def _image_libcuda_newer_than_host(text: str, s: Snapshot) -> bool:
+    """Inside a container, a libcuda of a newer branch than the host's kernel module is the
+    image's CUDA forward-compatibility library: the image needs a newer driver than the host
+    has (a reboot cannot help), not a driver upgrade finished by a reboot."""
+    m = _KERNEL_DSO.search(text)
+    return m is not None and _boundary(s) == "container-no-gpu" and int(m.group(2)) > int(m.group(1))
 
 
 def _cuda_dirs_on_library_path(d: Diagnosis) -> Read | None:
