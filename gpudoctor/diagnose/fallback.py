@@ -29,7 +29,7 @@ def cpu_fallback_findings(d: Diagnosis, findings: list[Finding]) -> list[Finding
     off = [fw for fw in s.frameworks or () if fw.deep is not None and fw.deep.is_available is False]
     if not (said or off) or any(f.severity is not Severity.INFO and f.category in _EXPLAINS for f in findings):
         return []
-    evidence = [Evidence("error", sig.text, sig.source) for sig in said[:2]] + \
+    evidence = [Evidence("said" if sig.reporters_words else "error", sig.text, sig.source) for sig in said[:2]] + \
         [Evidence(f"{fw.name}.is_available", "False", next((r.source for r in d.reads
                                                              if r.fact == f"{fw.name}.is_available"), "the paste"))
          for fw in off[:1]]
