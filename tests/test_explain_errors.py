@@ -420,6 +420,7 @@ def test_lines_that_do_not_say_which_fault_are_not_matched(line):
     ("RuntimeError: No such operator torchvision::nms", "torchvision-cuda-mismatch"),
     ("I am getting unknow runtime specified nvidia.", "docker-unknown-runtime"),
     ("[h264_nvenc @ 0x55] Cannot load libcuda.so.1", "libcuda-missing"),  # FFmpeg's loader
+    ("Cuda driver error 804 in call at file 'lib/gpu/geryon/nvd_device.h' in line 333.", "compat-not-supported-on-device"),
 ])
 def test_wordings_people_and_old_releases_use_match_their_entry(line, entry):
     assert [m.entry.id for m in match_text(line)] == [entry]
