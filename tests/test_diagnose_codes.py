@@ -421,3 +421,15 @@ def test_a_libcuda_newer_than_the_kernel_module_is_judged_where_it_runs(where, c
     line = ("E external/xla/xla/stream_executor/cuda/cuda_diagnostics.cc:262] kernel version 535.183.6 does not match "
             "DSO version 560.35.3 -- cannot find working devices in this configuration\n")
     assert _categories(where + line, "GD804") == category
+
+
+@pytest.mark.parametrize("gpu, offered", [
+    ("GTX 1080", True),  # Pascal: RAPIDS 23.12, the last release for it, still runs it
+    ("GTX 750 Ti", False),  # Maxwell: no RAPIDS release does, so none is offered
+])
+def test_the_rapids_release_offered_is_one_that_runs_the_gpu(gpu, offered):
+    m = load_matrices(overlay=None)
+    paste = f"cuml-cu12                 24.4.0\nGPU: {gpu}\n"
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    fix = next(f.fix for f in report.findings if f.code == "GD528")
+    assert any("cuml-cu12==23.12" in c for c in fix.commands) is offered

@@ -20,8 +20,8 @@ def gpus_older_than_the_cuda(s: Snapshot, m: Matrices | None, cudas: list | None
     if cudas is None:  # the CUDAs the paste shows; a caller may name the one that matters instead
         cudas = [rt.nvcc or rt.version for rt in s.cuda_runtimes or () if rt.kind != "driver"]
         cudas += [fw.cuda.value for fw in s.frameworks or () if fw.cuda.known]
-    floors = [min(c for c in map(compute_capability, m.arch_support(v)) if c)
-              for v in cudas if v and m is not None and m.arch_support(v)]
+    supported = [m.arch_support(v) for v in dict.fromkeys(cudas) if v and m is not None]
+    floors = [min(c for c in map(compute_capability, sms) if c) for sms in supported if sms]
     return bool(ccs and floors) and all(c is not None and c < min(floors) for c in ccs)
 
 

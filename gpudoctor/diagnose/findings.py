@@ -17,7 +17,7 @@ from gpudoctor.diagnose.fallback import cpu_fallback_findings, wsl_host_findings
 from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.diagnose.collect import Read, source_line
 from gpudoctor.diagnose.collect_env import CUDNN_FILE
-from gpudoctor.diagnose.freetext import STATED_CUDA
+from gpudoctor.diagnose.freetext import ASKED, STATED_CUDA
 from gpudoctor.doctor import Report, judge, verdicts
 from gpudoctor.findings import Evidence, Finding, Fix, Outcome, RuleResult, Severity, sort_findings
 from gpudoctor.matrices import Matrices
@@ -112,9 +112,6 @@ _SONAME = re.compile(r"\blib(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusp
                      r"\b(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc)64_(\d{2,3})(?:_0)?\.dll", re.I)
 
 
-_ASKED_FOR = re.compile(r"\b(?:install|download|requires?|needs?|expects?)\b[^.;]{0,20}$", re.I)
-
-
 def _library_not_loaded_category(text: str, frameworks: tuple[str, ...], s: Snapshot) -> str | None:
     """A CUDA library could not be loaded: which CUDA it belongs to against the
     CUDA the paste shows installed. The same CUDA there means the library is not
@@ -127,7 +124,7 @@ def _library_not_loaded_category(text: str, frameworks: tuple[str, ...], s: Snap
     # shared object file (in server with cuda 11.1)"), where the paste elsewhere names several.
     # (Not one the message asks for: "Download and install CUDA 10.0 from this URL".)
     have = [v for v in (parse_numeric(m.group(2)) for m in STATED_CUDA.finditer(text)
-                        if not _ASKED_FOR.search(text, max(0, m.start() - 30), m.start())) if v]
+                        if not ASKED.search(text, max(0, m.start() - 40), m.start())) if v]
     have = have or [v for v in (parse_numeric(rt.version or "") for rt in s.cuda_runtimes or ()) if v]
     if want is None or not have:
         return None

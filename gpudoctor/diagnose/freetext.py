@@ -113,8 +113,9 @@ _WSL = re.compile(r"\bWSL[ \t]?2?\b" + _GLOB_AHEAD + r"|Windows Subsystem for Li
 # The Windows build a report shows: "Microsoft Windows [Version 10.0.19043.1200]", "Windows build 22631".
 _WINDOWS_BUILD = re.compile(r"\b(?:windows|win(?:dows)?[ \t]?1[01]|version|build)\b[^\n]{0,30}?\b(?:10\.0\.)?"
                             r"(1[5-9]\d{3}|2[0-9]\d{3})(?:\.\d{1,5})?\b", re.I)
-# Words before a CUDA that asks for it rather than reports it.
-_ASKED = re.compile(r"(?:download and|please|you (?:must|should|need to)|requires? (?:you to )?|need to|"
+# Words before a CUDA that asks for it rather than reports it (diagnose/findings.py reads the
+# failing line with it too).
+ASKED = re.compile(r"(?:download and|please|you (?:must|should|need to)|requires? (?:you to )?|need to|"
                     r"should (?:i|we)|(?:do|must) (?:i|we) (?:need to |have to )?|have to) install\s{1,3}$|"
                     r"\brequires?\s{1,3}$", re.I)
 # A template's field left empty: "WSL version (if applicable):" says nothing about WSL.
@@ -246,7 +247,7 @@ def parse(p: Paste, f: Facts) -> None:
         if line.lstrip().startswith("|") or "Driver Version" in line:
             continue  # the nvidia-smi banner's "CUDA Version" is the driver's, read elsewhere
         before = p.text[max(0, m.start() - 12):m.start()].lower()
-        if _ASKED.search(p.text, max(0, m.start() - 40), m.start()):
+        if ASKED.search(p.text, max(0, m.start() - 40), m.start()):
             continue  # what a message asks for ("Download and install CUDA 10.0"), not what is there
         toolkit = ((m.group(1) or "").lower() == "toolkit" or m.group(0).lower().startswith("cudatoolkit")
                    or bool(re.search(r"install(?:ed|ing)?\s{1,3}$", before)))

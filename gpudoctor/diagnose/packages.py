@@ -115,12 +115,12 @@ def interpret(f: Facts) -> None:
         if name in pk:
             _framework(f, name, pk[name])
     for name, v in pk.items():
-        rapids = re.fullmatch(r"(cudf|cuml|cugraph)(?:-cu(\d+))?|(numba-cuda|vllm|flash-attn)", name)
-        if rapids:
-            lib = rapids.group(1) or rapids.group(3)
+        floored = re.fullmatch(r"(cudf|cuml|cugraph)(?:-cu(\d+))?|(numba-cuda|vllm|flash-attn)", name)
+        if floored:  # a GPU library with architecture floors (companions.toml [[gpu_library]])
+            lib = floored.group(1) or floored.group(3)
             f.fw(lib, "version", v.value, v.source, v.rank)
-            if rapids.group(2):
-                f.fw(lib, "cuda", f"{rapids.group(2)}.x", v.source, v.rank)  # cudf-cu12: its CUDA major
+            if floored.group(2):
+                f.fw(lib, "cuda", f"{floored.group(2)}.x", v.source, v.rank)  # cudf-cu12: its CUDA major
         if name.startswith("cupy-cuda"):
             f.fw("cupy", "version", v.value, v.source)
             f.fw("cupy", "build", "cuda", v.source)

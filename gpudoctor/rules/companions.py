@@ -287,8 +287,12 @@ def library_arch_floor(s: Snapshot, m: Matrices) -> Findings:
             if need is None or q.sm_at_least(g.compute_capability, need[0]) is not False:
                 continue
             release = fw.version.value if fw.version.known else "(every release)"
-            commands = (f'{pip_install(s)} "{fw.name}-cu12==23.12.*" --extra-index-url=https://pypi.nvidia.com',) \
-                if package == "rapids" else (f'{pip_install(s)} "numba-cuda[cu12]"',) if package == "numba-cuda" else ()
+            commands: tuple[str, ...] = ()
+            if package == "rapids" and q.sm_at_least(g.compute_capability, "6.0"):  # 23.12 still runs Pascal
+                dist = "cudf" if fw.name == "rapids" else fw.name
+                commands = (f'{pip_install(s)} "{dist}-cu12==23.12.*" --extra-index-url=https://pypi.nvidia.com',)
+            elif package == "numba-cuda":
+                commands = (f'{pip_install(s)} "numba-cuda[cu12]"',)
             yield library_arch_floor.finding(
                 f"{fw.name} {release} needs compute capability {need[0]}+; {gpu_label(g)}",
                 subject=f"GPU {g.index} × {fw.name}",

@@ -45,7 +45,7 @@ class GpuLibrary:
     """companions.toml [[gpu_library]]: needs of a GPU library over a release range
     (inclusive), optionally for one CUDA major. Unset fields are not known for it."""
 
-    package: str  # "rapids" (cudf, cuml, cugraph share the release) | "numba-cuda" | "vllm"
+    package: str  # "rapids" (cudf, cuml, cugraph share the release) | "numba-cuda" | "vllm" | "flash-attn"
     version_from: str
     source: str
     version_to: str | None = None
