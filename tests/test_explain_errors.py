@@ -28,6 +28,13 @@ MESSAGES = {
     "tf-no-kernel-binaries": "TensorFlow was not built with CUDA kernel binaries compatible with compute capability "
                              "12.0. CUDA kernels will be jit-compiled from PTX, which could take 30 minutes or longer.",
     "cuda-system-not-ready": "failed call to cuInit: CUDA_ERROR_SYSTEM_NOT_READY: system not yet initialized",
+    "invalid-kernel-image": "tensorflow.python.framework.errors_impl.InternalError: CUDA runtime implicit "
+                            "initialization on GPU:0 failed. Status: device kernel image is invalid",
+    "ptx-jit-failed": "Couldn't init a GPU test: Error in load module (gpu_burn-drv.cpp:238): a PTX JIT compilation "
+                      "failed",
+    "call-requires-newer-driver": "RuntimeError: CUDA error: API call is not supported in the installed CUDA driver",
+    "error-contained": "torch.AcceleratorError: CUDA error: Invalid access of peer GPU memory over nvlink or a "
+                       "hardware error",
     "cuda-system-driver-mismatch": "failed call to cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
     "nvcc-unsupported-arch": "nvcc fatal   : Unsupported gpu architecture 'compute_120'",
     "kokkos-arch-mismatch": "Kokkos::Cuda::initialize ERROR: running kernels compiled for compute capability 8.0 on "
@@ -405,6 +412,9 @@ def test_deepspeed_accepted_minor_mismatch_is_not_an_error():
     "If the program crashed, restart the machine",
     "Once the machine restarts, run it again",
     "the node restarts the pod",
+    # a package that is no GPU package (a typo, an internal name) says nothing of the GPU environment
+    "ERROR: No matching distribution found for torchx-nightly-internal2",
+    "ERROR: No matching distribution found for numbalib",
 ])
 def test_lines_that_do_not_say_which_fault_are_not_matched(line):
     assert not match_text(line)
@@ -605,6 +615,12 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
                                           "libcublasLt.so.11 with link time reference"),
     ("nvml-mismatch", "tensorpack.utils.nvml.NvmlException: NVML_ERROR_LIB_RM_VERSION_MISMATCH"),
     ("nvml-mismatch", "I was only getting a message that my CUDA driver was mismatched with my library."),
+    # any GPU package with its variant suffix, not only the frameworks
+    ("no-matching-distribution", "ERROR: Could not find a version that satisfies the requirement cupy-cuda13x "
+                                 "(from versions: none)"),
+    ("no-matching-distribution", "ERROR: No matching distribution found for mxnet-cu112==1.9.1"),
+    ("no-matching-distribution", "ERROR: No matching distribution found for cudf-cu12==24.4.*"),
+    ("no-matching-distribution", "ERROR: No matching distribution found for nvidia-cutlass-dsl"),
 ])
 def test_wording_variants_match(entry, message):
     matches = match_text(message)

@@ -49,7 +49,7 @@ RULES: tuple[Rule, ...] = (
          "An error says libcuda.so cannot be loaded (under WSL2: /usr/lib/wsl/lib is not on the library path).",
          FAMILY, since="0.1.0"),
     Rule("GD814", "framework-wheel-unavailable-error", "python-version-unsupported", Severity.ERROR,
-         "pip finds no wheel of the framework for this Python.", FAMILY, since="0.1.0"),
+         "pip finds no wheel of the package for this Python.", FAMILY, since="0.1.0"),
     Rule("GD815", "gpu-hardware-error", "hardware-health", Severity.ERROR,
          "An error or kernel log line reports a GPU hardware fault (Xid 79, uncorrectable ECC).",
          FAMILY, since="0.1.0"),
