@@ -215,3 +215,57 @@ def find_in_text(text: str) -> CudaError | None:
         if code in BY_CODE:
             return BY_CODE[code]
     return None
+
+
+# A CUDA error printed as a bare number ("CUDA error 209 at …", "cuda runtime error (48)",
+# "Check failed: error == cudaSuccess (35 vs. 0)") names the same fault as its message.
+# The runtime renumbered cudaError_t to CUresult's values in CUDA 10.1; before that, its
+# own numbers were these (driver_types.h of CUDA 3.x-10.0). Only numbers that name an
+# environment fault are listed, and none whose old and new meanings differ (36, 4).
+LEGACY_RUNTIME_SOURCE = "driver_types.h of CUDA 10.0 and earlier (enum cudaError)"
+_SPELLED = {
+    8: ("cudaErrorInvalidDeviceFunction", "invalid device function"),  # legacy
+    30: ("cudaErrorUnknown", "unknown error"),  # legacy
+    35: ("cudaErrorInsufficientDriver", "CUDA driver version is insufficient for CUDA runtime version"),
+    38: ("cudaErrorNoDevice", "no CUDA-capable device is detected"),  # legacy
+    39: ("cudaErrorECCUncorrectable", "uncorrectable ECC error encountered"),  # legacy
+    46: ("cudaErrorDevicesUnavailable", "CUDA-capable device(s) is/are busy or unavailable"),
+    47: ("cudaErrorInvalidKernelImage", "device kernel image is invalid"),  # legacy
+    48: ("cudaErrorNoKernelImageForDevice", "no kernel image is available for execution on the device"),  # legacy
+    100: ("cudaErrorNoDevice", "no CUDA-capable device is detected"),
+    200: ("cudaErrorInvalidKernelImage", "device kernel image is invalid"),
+    209: ("cudaErrorNoKernelImageForDevice", "no kernel image is available for execution on the device"),
+    214: ("cudaErrorECCUncorrectable", "uncorrectable ECC error encountered"),
+    218: ("cudaErrorInvalidPtx", "a PTX JIT compilation failed"),
+    221: ("cudaErrorJitCompilerNotFound", "PTX JIT compiler library not found"),
+    222: ("cudaErrorUnsupportedPtxVersion", "the provided PTX was compiled with an unsupported toolchain."),
+    802: ("cudaErrorSystemNotReady", "system not yet initialized"),
+    803: ("cudaErrorSystemDriverMismatch", "system has unsupported display driver / cuda driver combination"),
+    804: ("cudaErrorCompatNotSupportedOnDevice", "forward compatibility was attempted on non supported HW"),
+    999: ("cudaErrorUnknown", "unknown error"),
+}
+_LEGACY_ONLY = frozenset({8, 30, 38, 39, 47, 48})  # never CUresult values: not for a driver API number
+
+_RUNTIME_NUMBER = re.compile(
+    r"\bcuda(?:\s+runtime)?\s+error\s*[:(]?\s*\(?(\d{1,3})\)?(?![\d.])"  # CUDA error 209, cuda runtime error (48)
+    r"|\bcudaError(?:_t)?\s*[:=(]?\s*(\d{1,3})\b"  # cudaError 100
+    r"|\berror\s*==\s*cudaSuccess\s*\((\d{1,3}) vs\. 0\)"  # glog CHECK_EQ in Caffe and TensorFlow
+    r"|\b(?:cudaGetDeviceCount|cudaSetDevice|cudaMalloc|cudaFree|cudaGetDevice\w*|cudaRuntimeGetVersion)\b"
+    r"[^\n]{0,30}?\b(?:error|returned|code)\s*[:=(]?\s*(\d{1,3})\b", re.I)
+_DRIVER_NUMBER = re.compile(
+    r"\bcuda\s+driver\s+error\s*[:(]?\s*\(?(\d{1,3})\)?(?![\d.])|\bCUresult\s*[:=(]?\s*(\d{1,3})\b"
+    r"|\bcuInit\b[^\n]{0,30}?\b(?:error|returned|failed)\s*[:=(]?\s*(\d{1,3})\b", re.I)
+
+
+def spelled_out(text: str) -> list[tuple[int, str]]:
+    """(offset, "cudaErrorNoKernelImageForDevice: no kernel image is available for
+    execution on the device") for each place in `text` that gives a CUDA error only by
+    its number."""
+    found = []
+    for pattern, legacy_allowed in ((_DRIVER_NUMBER, False), (_RUNTIME_NUMBER, True)):
+        for m in pattern.finditer(text):
+            code = int(next(g for g in m.groups() if g))
+            if code in _SPELLED and (legacy_allowed or code not in _LEGACY_ONLY):
+                name, message = _SPELLED[code]
+                found.append((m.start(), f"{name}: {message}"))
+    return sorted(found)

@@ -433,3 +433,29 @@ def test_the_rapids_release_offered_is_one_that_runs_the_gpu(gpu, offered):
     report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
     fix = next(f.fix for f in report.findings if f.code == "GD528")
     assert any("cuml-cu12==23.12" in c for c in fix.commands) is offered
+
+
+@pytest.mark.parametrize("line,code", [
+    ("Error: CUDA error 209 at D:/xmrig/cuda/kernel.cu:52", "GD801"),  # today's numbering
+    ("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=50 cuda runtime error (48)", "GD801"),  # before 10.1
+    ("F0312 common.cpp:152] Check failed: error == cudaSuccess (35 vs. 0)", "GD802"),  # Caffe's glog check
+    ("cudaGetDeviceCount returned 100", "GD809"),
+    ("Cuda driver error 999 in call at file 'lib/gpu/nvd_device.h'", "GD816"),
+    ("CUresult 802 from cuInit", "GD816"),
+])
+def test_a_cuda_error_given_only_by_its_number_is_read_as_its_message(line, code):
+    m = load_matrices(overlay=None)
+    report = diagnose_report(read_paste(line, matrices=m), m)
+    assert code in {f.code for f in report.findings}
+
+
+@pytest.mark.parametrize("line", [
+    "LoadLibrary failed with Error code 126",  # a Windows error number, not CUDA's
+    "CUDA error 2.0 of the spec",  # a version, not a code
+    "CUDA driver error 48",  # 48 was a runtime number only, never a CUresult
+    "Cuda Error 77 Illegal Memory access",  # a fault of the program
+])
+def test_numbers_that_are_no_environment_fault_raise_nothing(line):
+    m = load_matrices(overlay=None)
+    report = diagnose_report(read_paste(line, matrices=m), m)
+    assert not [f for f in report.findings if f.code.startswith("GD8") and f.code != "GD850"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from gpudoctor import cuerrors
 from gpudoctor.diagnose.catalog import match_text
 from gpudoctor.diagnose.collect import TOOL, Facts, Read, Signal
 from gpudoctor.diagnose.freetext import gpu_names
@@ -97,14 +98,29 @@ def parse(p: Paste, f: Facts) -> None:
 
 def _signals(p: Paste, q: Paste, f: Facts) -> None:
     matched: set[str] = set()
-    for match in match_text(p.text, paste=p):
+    matches = match_text(p.text, paste=p)
+    for match in matches:
         _signal(p, f, match.entry, match.line_no, match.text)
         matched.add(match.entry.id)
+    _numbered(p, f, {m.line_no for m in matches})
     if q is not p:  # entries only the joined lines show: only those are matched again
         numbers = sorted(q.joined)
         for match in match_text("\n".join(q.line(n) for n in numbers)):
             if match.entry.id not in matched:
                 _signal(p, f, match.entry, q.pasted_line(numbers[match.line_no - 1]), match.text)
+
+
+def _numbered(p: Paste, f: Facts, matched_lines: set[int]) -> None:
+    """A CUDA error given only by its number ("CUDA error 209 at kernel.cu:12") is
+    matched as the runtime's message for that number, on a line nothing else matched."""
+    spans = {span for needle in ("cuda", "curesult", "cuinit") for span in p.lines_with(needle)}
+    for start, end in sorted(spans):
+        line_no = p.line_no(start)
+        spelled = cuerrors.spelled_out(p.text[start:end]) if line_no not in matched_lines else None
+        if spelled:
+            text = f"{p.text[start:end].strip()[:300]} ({spelled[0][1]})"
+            for match in match_text(text):
+                _signal(p, f, match.entry, line_no, text)
 
 
 # A reporter's sentence that names a message to set it aside: "I am aware that the
