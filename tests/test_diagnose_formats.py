@@ -328,3 +328,15 @@ def test_a_framework_that_answered_without_its_cudnn_beside_a_cudnn_mismatch_is_
              "version.\n")
     report = diagnose_report(read_paste(paste, matrices=m), m)  # torch answered, its cuDNN runtime unknown
     assert "cudnn-version-mismatch" in {f.category for f in report.findings}
+
+
+@pytest.mark.parametrize("name, cc", [
+    ("Quadro 4000 Mac Edition", "2.0"),  # a Fermi Quadro, never the RTX PRO 4000 Blackwell of the same number
+    ("GeForce GT 625M", "2.1"),
+])
+def test_a_gpu_name_never_borrows_another_lines_compute_capability(name, cc):
+    from gpudoctor.diagnose.build import gpu_model
+    m = load_matrices(overlay=None)
+    assert gpu_model(m, name) is None
+    snap = read_paste(f"GPU 0: {name}\n", matrices=m).snapshot
+    assert [g.compute_capability for g in snap.gpus] == [cc]

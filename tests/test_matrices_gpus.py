@@ -346,6 +346,10 @@ def test_rows_and_families_agree_on_compute_capability() -> None:
     # legacy boards as people type them (NVIDIA's legacy CUDA GPU list)
     ("GeForce 9500GT", "1.1"), ("NVIDIA Quadro FX 1800M", "1.2"), ("quadro 600", "2.1"),
     ("NVIDIA GTX650Ti", "3.0"),
+    # notebook parts, not the desktop board of the same number (TechPowerUp's CUDA field per board)
+    ("GeForce GT 750M", "3.0"), ("GeForce GTX 675M", "2.1"), ("GeForce GT 625M", "2.1"), ("GeForce 710M", "2.1"),
+    ("GeForce GTX 580M", "2.1"), ("GeForce 920M", "3.5"), ("GeForce 920MX", "5.0"), ("GeForce 840M", "5.0"),
+    ("NVS 310", "2.1"), ("NVS 510", "3.0"), ("Tesla C2050", "2.0"), ("GRID K520", "3.0"),
 ])
 def test_informal_names_get_their_family(name, cc) -> None:
     fam = load_matrices(overlay=None).gpu_family(name)
@@ -354,9 +358,9 @@ def test_informal_names_get_their_family(name, cc) -> None:
 
 @pytest.mark.parametrize("name", ["MI300X", "AMD Instinct MI250X", "Arc A770", "Radeon RX 7900 XTX", "RTX 6000",
                                   "Apple M2 Max", "Intel UHD Graphics 630", "port 3080",
-                                  # a mobile Kepler, not the desktop card of the same number (GTX 750 5.0);
-                                  # the GTX 675M is a Fermi, unlike the 675MX
-                                  "GeForce GT 750M", "GeForce GTX 675M",
+                                  # one name for boards of two architectures, or sources that disagree
+                                  "GeForce GT 740M", "GeForce GT 730M", "GeForce 820M", "GeForce 810M",
+                                  "GeForce GT 720M",
                                   # a mobile G9x part, not the desktop board of the same number
                                   "GeForce 9600M GT"])
 def test_names_of_other_vendors_or_ambiguous_ones_stay_unknown(name) -> None:

@@ -65,11 +65,23 @@ def gpu_model(m: Matrices, name: str):
         return None
     if m.gpu(name) is None and m.gpu_candidates(name, limit=1) and m.gpu_family(name) is None:
         return None  # a name several models share, with different compute capabilities
+    series = _series(name)
     for row in m.gpu_candidates(name, limit=8):
         for known in (row.name, *row.nvml_names):
-            if _model_token(known) == (model, flags):
+            if _model_token(known) == (model, flags) and series <= _series(known):
                 return row
     return None
+
+
+# Product lines that reuse another line's model numbers: a "Quadro 4000" (Fermi) is no
+# "RTX PRO 4000". A name that says its line must find that line in the row's name; a name
+# that says none (a bare "P4000") may match any. (Not "GRID": "GRID M60-1Q" is a vGPU
+# profile of the Tesla M60 itself.)
+_SERIES = frozenset({"quadro", "pro"})
+
+
+def _series(name: str) -> frozenset[str]:
+    return frozenset(re.sub(r"[^a-z0-9]+", " ", name.lower()).split()) & _SERIES
 
 
 def platform_of(f: Facts) -> tuple[str, bool]:
