@@ -251,7 +251,7 @@ _RUNTIME_NUMBER = re.compile(
     r"|\bcudaError(?:_t)?\s*[:=(]?\s*(\d{1,3})\b"  # cudaError 100
     r"|\berror\s*==\s*cudaSuccess\s*\((\d{1,3}) vs\. 0\)"  # glog CHECK_EQ in Caffe and TensorFlow
     r"|\b(?:cudaGetDeviceCount|cudaSetDevice|cudaMalloc|cudaFree|cudaGetDevice\w*|cudaRuntimeGetVersion)\b"
-    r"[^\n]{0,30}?\b(?:error|returned|code)\s*[:=(]?\s*(\d{1,3})\b", re.I)
+    r"[^\n]{0,80}?\b(?:error|returned|code)\s*[:=(]?\s*(\d{1,3})\b", re.I)
 _DRIVER_NUMBER = re.compile(
     r"\bcuda\s+driver\s+error\s*[:(]?\s*\(?(\d{1,3})\)?(?![\d.])|\bCUresult\s*[:=(]?\s*(\d{1,3})\b"
     r"|\bcuInit\b[^\n]{0,30}?\b(?:error|returned|failed)\s*[:=(]?\s*(\d{1,3})\b", re.I)

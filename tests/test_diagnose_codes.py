@@ -459,3 +459,16 @@ def test_numbers_that_are_no_environment_fault_raise_nothing(line):
     m = load_matrices(overlay=None)
     report = diagnose_report(read_paste(line, matrices=m), m)
     assert not [f for f in report.findings if f.code.startswith("GD8") and f.code != "GD850"]
+
+
+def test_the_hosts_module_loader_is_the_hosts_fault_beside_a_container():
+    paste = ("[root@localhost ~]# nvidia-docker run --rm nvidia/cuda nvidia-smi\n"
+             "nvidia-docker | 2017/01/16 16:55:02 Error: Could not load UVM kernel module\n"
+             "[root@localhost ~]# nvidia-smi\n"
+             "modprobe: FATAL: Module nvidia not found.\n")
+    assert set(_categories(paste, "GD803")) >= {"no-driver"}
+    # inside WSL 2 there are no /dev/nvidia* files: a WSL fault (GPUs reach containers through --gpus)
+    wsl = ("Linux DESKTOP 5.15.167.4-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux\n"
+           'docker: Error response from daemon: error gathering device information while adding custom device '
+           '"/dev/nvidia0": no such file or directory.\n')
+    assert _categories(wsl, "GD803") == ["wsl"]

@@ -28,6 +28,13 @@ MESSAGES = {
     "tf-no-kernel-binaries": "TensorFlow was not built with CUDA kernel binaries compatible with compute capability "
                              "12.0. CUDA kernels will be jit-compiled from PTX, which could take 30 minutes or longer.",
     "cuda-system-not-ready": "failed call to cuInit: CUDA_ERROR_SYSTEM_NOT_READY: system not yet initialized",
+    "nvidia-device-nodes-missing": 'docker: Error response from daemon: error gathering device information while adding '
+                                   'custom device "/dev/nvidia-uvm": no such file or directory.',
+    "nvidia-docker1-driver-older-than-image": "nvidia-docker | 2016/09/23 23:21:01 Error: unsupported CUDA version: "
+                                              "driver 7.0 < image 8.0.61",
+    "opencv-dnn-no-cuda-backend": "[ WARN:0@2.5] global net_impl.cpp:174 setUpNet DNN module was not built with CUDA "
+                                  "backend; switching to CPU",
+    "cudnn-zlib-missing": "Could not locate zlibwapi.dll. Please make sure it is in your library path!",
     "invalid-kernel-image": "tensorflow.python.framework.errors_impl.InternalError: CUDA runtime implicit "
                             "initialization on GPU:0 failed. Status: device kernel image is invalid",
     "ptx-jit-failed": "Couldn't init a GPU test: Error in load module (gpu_burn-drv.cpp:238): a PTX JIT compilation "
@@ -615,6 +622,11 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
                                           "libcublasLt.so.11 with link time reference"),
     ("nvml-mismatch", "tensorpack.utils.nvml.NvmlException: NVML_ERROR_LIB_RM_VERSION_MISMATCH"),
     ("nvml-mismatch", "I was only getting a message that my CUDA driver was mismatched with my library."),
+    ("driver-too-old-torch", "NVIDIA driver on your system is too old (found version 6000)."),  # early torch
+    ("kernel-module-missing", "modprobe: FATAL: Module nvidia not found."),  # kmod without the directory part
+    ("kernel-module-missing", "modprobe: FATAL: Module nvidia-uvm not found in directory /lib/modules/5.4.0-42-generic"),
+    ("nvidia-device-nodes-missing", "nvidia-docker | 2017/01/16 16:55:02 Error: Could not load UVM kernel module"),
+    ("opencv-dnn-no-cuda-backend", "DNN module was not built with CUDA backend;switching to CPU"),
     # any GPU package with its variant suffix, not only the frameworks
     ("no-matching-distribution", "ERROR: Could not find a version that satisfies the requirement cupy-cuda13x "
                                  "(from versions: none)"),

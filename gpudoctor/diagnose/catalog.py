@@ -55,6 +55,9 @@ class ErrorEntry:
     # The category a message takes in a paste from WSL2, where it means the Linux guest does
     # not get the GPU (a GPU in TCC mode, one "busy or unavailable"); elsewhere it is as above.
     in_wsl: str | None = None
+    # A message only the host prints (its kernel's module loader, the container daemon):
+    # a container in the same paste does not make it the container's "no GPU".
+    host_side: bool = False
     # A regular expression the next non-blank line must match: a traceback quotes the
     # failing source line and then its exception ("assert ..." then "AssertionError"),
     # where the same source line in a pasted script is followed by more code.

@@ -25,7 +25,7 @@ _FOUND_GPU = re.compile(r"Found GPU(\d{1,2}) ([^\n]{1,100}?) "
 _CC_MIN = re.compile(r"minimum cuda capability (?:supported by this library is|that we support is) (\d{1,2}\.\d)", re.I)
 _CC_RANGE = re.compile(r"Minimum and Maximum cuda capability supported by this version of PyTorch is\s{0,20}"
                        r"\((\d{1,2}\.\d)\) - \((\d{1,2}\.\d)\)", re.I)
-_DRIVER_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version (\d{4,6})\)", re.I)
+_DRIVER_OLD = re.compile(r"(?:The )?NVIDIA driver on your system is too old \(found version (\d{4,6})\)", re.I)
 _CUDNN_TF = re.compile(r"Loaded runtime CuDNN library: (\d{1,2}\.\d{1,2}\.\d{1,3}) but (?:the )?source was compiled with: "
                        r"(\d{1,2}\.\d{1,2}\.\d{1,3})", re.I)
 _CUDNN_TF_OLD = re.compile(r"Loaded runtime CuDNN library: (\d{4,6}) \(compatibility version \d{4,6}\) "

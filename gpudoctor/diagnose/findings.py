@@ -52,6 +52,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
         if key not in judged:
             judged[key] = _category(entry.code, entry.category, d, m)
         category = judged[key]
+        if entry.host_side and category == "container-no-gpu":
+            category = entry.category  # the host's own fault, whatever ran in a container
         required = next((r.value for r in d.reads if r.fact == "cuda.required"), None) \
             if entry.id == "cmake-cuda-too-old" else None
         if required and gpus_older_than_the_cuda(d.snapshot, m, [required]):
