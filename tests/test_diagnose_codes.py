@@ -310,6 +310,8 @@ def test_torchs_cudnn_check_with_a_cuda_directory_on_the_library_path_is_a_shado
     ("tensorflow-gpu 1.15.0 on a GeForce RTX 3090: Blas GEMM launch failed\n", "warning"),  # CUDA 10.0 < sm_86
     ("tensorflow 2.5.0 on a GeForce RTX 3090\n", None),  # built with CUDA 11.2, which compiles for sm_86
     ("jax 0.4.20, jaxlib 0.4.20+cuda11.cudnn86 on an RTX 5090\n", None),  # JAX loads the CUDA wheels installed
+    # TF 2.3 carries compute_70 PTX the driver can JIT for Ada, but CUDA 10.1's cuBLAS and cuDNN cannot run there
+    ("tensorflow-gpu 2.3.0 on a GeForce RTX 4090\n", "warning"),
 ])
 def test_a_build_whose_cuda_predates_the_gpu_is_too_old_for_it(paste, severity):
     m = load_matrices(overlay=None)
@@ -472,3 +474,17 @@ def test_the_hosts_module_loader_is_the_hosts_fault_beside_a_container():
            'docker: Error response from daemon: error gathering device information while adding custom device '
            '"/dev/nvidia0": no such file or directory.\n')
     assert _categories(wsl, "GD803") == ["wsl"]
+
+
+@pytest.mark.parametrize("paste, found", [
+    ("I'm on an NVIDIA GeForce 3090 GPU. I have CUDA 10.0.0.\n", True),  # CUDA 10.0 stops at sm_75
+    ("I'm on an NVIDIA GeForce 3090 GPU. I have CUDA 11.1.\n", False),  # 11.1 compiles for sm_86
+    ("| NVIDIA-SMI 410.48  Driver Version: 410.48  CUDA Version: 10.0 |\nGeForce RTX 3090\n", False),  # a driver's
+    ("RTX 3090, CUDA 10.0, torch 1.7.1+cu110\n", False),  # the build's CUDA decides, and 11.0 reaches sm_80
+    ("GeForce GTX 1080 with CUDA 10.0\n", False),
+])
+def test_the_one_cuda_a_paste_names_that_predates_the_gpu_is_warned_of(paste, found):
+    m = load_matrices(overlay=None)
+    report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
+    assert [(f.category, f.severity.value) for f in report.findings if f.code == "GD817"] == \
+        ([("arch-too-new-for-cuda", "warning")] if found else [])

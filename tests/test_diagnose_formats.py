@@ -340,3 +340,12 @@ def test_a_gpu_name_never_borrows_another_lines_compute_capability(name, cc):
     assert gpu_model(m, name) is None
     snap = read_paste(f"GPU 0: {name}\n", matrices=m).snapshot
     assert [g.compute_capability for g in snap.gpus] == [cc]
+
+
+@pytest.mark.parametrize("value, names", [
+    ("24", []), ("N/A", []), ("8GB", []), ("none", []),  # a memory size or a placeholder names no GPU
+    ("RTX 2070 8GB", ["RTX 2070"]), ("Quadro something", ["Quadro something"]),
+])
+def test_the_tf_templates_gpu_field_names_a_gpu_only_when_it_holds_one(value, names):
+    snap = read_paste(f"- GPU model and memory: {value}\n", matrices=load_matrices(overlay=None)).snapshot
+    assert [g.name for g in snap.gpus or ()] == names

@@ -6,7 +6,10 @@ driver error on a GPU the CUDA no longer compiles for."""
 from __future__ import annotations
 
 from gpudoctor.compat import parse_arch_list
+from gpudoctor.diagnose import Diagnosis
+from gpudoctor.findings import Evidence, Finding, Fix, Severity
 from gpudoctor.matrices import Matrices
+from gpudoctor.rules.registry import RULES
 from gpudoctor.snapshot import Snapshot
 from gpudoctor.versions import compute_capability
 
@@ -81,3 +84,30 @@ def _against_current_builds(ccs: list, m: Matrices) -> str:
     if any(all(c.major > max(e.cc for e in entries).major for c in ccs) for entries in lists):
         return "arch-too-new-for-cuda"
     return "arch-not-in-build"
+
+
+def stated_cuda_predates_gpu(d: Diagnosis, m: Matrices, findings: list[Finding]) -> list[Finding]:
+    """With no framework build shown, the one CUDA a paste names (a toolkit, "I have
+    CUDA 10.0") that cannot compile for the GPU at all: whatever runs on it, that CUDA's
+    libraries and nvcc have no code for it (an RTX 3090 under CUDA 10.0). A driver's CUDA
+    is never such a CUDA: a driver that runs the GPU supports its architecture."""
+    s = d.snapshot
+    if any(fw.cuda.known for fw in s.frameworks or ()) or any(f.category == "arch-too-new-for-cuda" for f in findings):
+        return []
+    stated = [rt for rt in s.cuda_runtimes or () if rt.kind != "driver" and (rt.nvcc or rt.version)]
+    versions = {rt.nvcc or rt.version for rt in stated}
+    ccs = [cc for cc in (compute_capability(g.compute_capability) for g in s.gpus or ()) if cc is not None]
+    if len(versions) != 1 or not ccs or len(ccs) != len(s.gpus or ()):
+        return []
+    cuda = str(versions.pop())
+    can = [c for c in map(compute_capability, m.arch_support(cuda)) if c]
+    if not can or not all(c.major > max(can).major for c in ccs):
+        return []
+    gpu, sm, top = next(g for g in s.gpus or ()), ccs[0].sm, max(can).sm
+    return [RULES["GD817"].finding(
+        f"CUDA {cuda} cannot compile for {gpu.name or 'the GPU'} ({sm}): it predates the GPU's architecture",
+        severity=Severity.WARNING,
+        evidence=[Evidence(f"gpus[{gpu.index}].compute_capability", str(gpu.compute_capability), gpu.source),
+                  Evidence("cuda", cuda, stated[0].source)],
+        fix=Fix(f"Use a CUDA that compiles for {sm} (and a framework build for it); CUDA {cuda} reaches {top}. "
+                "(source: gpudoctor/matrices/cuda.toml)", ("nvidia-smi", "nvcc --version", "gpudoctor install torch")))]

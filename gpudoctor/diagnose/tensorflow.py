@@ -26,6 +26,9 @@ _HEADINGS = re.compile(r"^#{2,4}[ \t]{0,4}(OS Platform and Distribution|TensorFl
                        r"CUDA/cuDNN version|GPU model and memory)[ \t]*\n+[ \t]*([^\n#][^\n]{0,200})", re.M | re.I)
 
 
+_PLACEHOLDER = re.compile(r"(?:n/?a|none|no(?: gpu)?|-+|cpu(?: only)?|unknown|not applicable)\.?", re.I)
+
+
 def _win_version(value: str) -> str:
     """Windows builds report DLL suffixes: '64_112' -> '11.2', '64_8' -> '8'."""
     m = re.fullmatch(r"64_(\d+)", value)
@@ -104,5 +107,9 @@ def _template_field(f: Facts, key: str, value: str, src: str) -> None:
             f.library("cudnn", STATED, version=nums[1], path="(stated in the issue template)", kind="stated",
                       source=src)
     elif key == "gpu model and memory":
-        for name in gpu_names(value) or [value]:
+        # A name the GPU table does not know is kept as typed, but not a memory size
+        # ("24", "8GB") or a placeholder: those name no GPU.
+        typed = [value] if re.search(r"[a-z]{2}", re.sub(r"\d+\s*[gm]i?b\b", "", value, flags=re.I), re.I) \
+            and not _PLACEHOLDER.fullmatch(value) else []
+        for name in gpu_names(value) or typed:
             f.gpu(src, name=name, rank=STATED)

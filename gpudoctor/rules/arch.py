@@ -55,8 +55,13 @@ def _missing(s: Snapshot, m: Matrices | None = None) -> Iterator[tuple[Gpu, Fram
         if not entries:
             continue
         lowest, highest = min(e.cc for e in entries), max(e.cc for e in entries)
+        can = [c for c in (compute_capability(x) for x in m.arch_support(fw.cuda.value)) if c] \
+            if m is not None and fw.cuda.known and fw.name not in _LOADS_ANY_MINOR else []
         for g in gpus:
             cc = gpu_cc(g)
+            if cc is not None and can and cc.major > max(can).major and kernel_for(cc, fw.arch_list.value).runs:
+                yield g, fw, "predates"  # the build's PTX runs, its CUDA's libraries do not (TF 2.3 on Ada)
+                continue
             if cc is None or kernel_for(cc, fw.arch_list.value).runs:
                 continue
             reason = "too-new" if cc > highest else "dropped" if cc < lowest else "gap"
