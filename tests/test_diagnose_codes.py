@@ -488,3 +488,14 @@ def test_the_one_cuda_a_paste_names_that_predates_the_gpu_is_warned_of(paste, fo
     report = diagnose_report(read_paste(paste, matrices=m, debug=True), m, debug=True)
     assert [(f.category, f.severity.value) for f in report.findings if f.code == "GD817"] == \
         ([("arch-too-new-for-cuda", "warning")] if found else [])
+
+
+@pytest.mark.parametrize("driver, category", [
+    ("550.78", "container-no-gpu"),  # runs CUDA 12.4: the runtime inside found no driver at all
+    ("470.82.01", "driver-too-old-for-runtime"),  # CUDA 11.4 cannot run the image's 12.2
+])
+def test_an_insufficient_driver_in_a_container_whose_host_driver_suffices_is_a_container_without_the_gpu(
+        driver, category):
+    paste = (f"$ docker run --rm my-image:cuda12.2\nHost driver {driver}, the image uses CUDA 12.2\n"
+             "CUDA failure 35: CUDA driver version is insufficient for CUDA runtime version\n")
+    assert _categories(paste, "GD802") == [category]

@@ -24,7 +24,7 @@ from gpudoctor.matrices import Matrices
 from gpudoctor.rules.libraries import shadow_fix
 from gpudoctor.rules.registry import RULES
 from gpudoctor.snapshot import Snapshot
-from gpudoctor.versions import parse_numeric
+from gpudoctor.versions import cuda_version, parse_numeric
 
 MAX_EVIDENCE = 3
 
@@ -260,11 +260,25 @@ def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices |
         return entry_category if found == "arch-not-in-build" and entry_category else found
     if code == DRIVER_INSUFFICIENT and gpus_older_than_the_cuda(d.snapshot, m):
         return "arch-dropped"  # the CUDA dropped the GPU: upgrading the driver cannot help
+    if code == DRIVER_INSUFFICIENT and _boundary(d.snapshot) == "container-no-gpu" and _driver_runs_what_is_asked(d, m):
+        # The host driver runs every CUDA the paste asks for: the runtime inside found no driver at all.
+        return "container-no-gpu"
     if code in NO_GPU_CODES or entry_category == "no-driver":
         # "No driver" seen from inside WSL or a container (or a batch job given no GPU)
         # is about the boundary, not the machine: the driver belongs to the host.
         return _boundary(d.snapshot) or entry_category
     return entry_category
+
+
+def _driver_runs_what_is_asked(d: Diagnosis, m: Matrices | None) -> bool:
+    """Whether the driver the paste shows supports every CUDA it names (a toolkit, a
+    build's CUDA, "should be fine for CUDA 12"), and it names at least one."""
+    s = d.snapshot
+    asked = [cuda_version(rt.nvcc or rt.version) for rt in s.cuda_runtimes or () if rt.kind != "driver"]
+    asked += [cuda_version(fw.cuda.value) for fw in s.frameworks or () if fw.cuda.known]
+    top = cuda_version(s.driver.cuda_api.value) if s.driver.cuda_api.known else \
+        m.driver_max_cuda(s.driver.version.value, s.system.os.value or "linux") if m and s.driver.version.known else None
+    return top is not None and bool(asked) and all(v is not None and v <= top for v in asked)
 
 
 # "CUDA driver version is insufficient for CUDA runtime version" and its other wordings.
