@@ -34,6 +34,7 @@ MESSAGES = {
                                               "driver 7.0 < image 8.0.61",
     "opencv-dnn-no-cuda-backend": "[ WARN:0@2.5] global net_impl.cpp:174 setUpNet DNN module was not built with CUDA "
                                   "backend; switching to CPU",
+    "jax-python-version-guard": "ERROR: JAX requires Python 3.9 or newer, found  (3, 8)",
     "cudnn-zlib-missing": "Could not locate zlibwapi.dll. Please make sure it is in your library path!",
     "invalid-kernel-image": "tensorflow.python.framework.errors_impl.InternalError: CUDA runtime implicit "
                             "initialization on GPU:0 failed. Status: device kernel image is invalid",
@@ -623,6 +624,8 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("nvml-mismatch", "tensorpack.utils.nvml.NvmlException: NVML_ERROR_LIB_RM_VERSION_MISMATCH"),
     ("nvml-mismatch", "I was only getting a message that my CUDA driver was mismatched with my library."),
     ("driver-too-old-torch", "NVIDIA driver on your system is too old (found version 6000)."),  # early torch
+    ("no-kernel-image", "CUDA error: no kernel image available"),  # as a reporter retyped it
+    ("driver-insufficient", "WARNING: NVIDIA Insufficient driver!"),  # xmr-stak
     ("kernel-module-missing", "modprobe: FATAL: Module nvidia not found."),  # kmod without the directory part
     ("kernel-module-missing", "modprobe: FATAL: Module nvidia-uvm not found in directory /lib/modules/5.4.0-42-generic"),
     ("nvidia-device-nodes-missing", "nvidia-docker | 2017/01/16 16:55:02 Error: Could not load UVM kernel module"),
