@@ -69,6 +69,16 @@ def test_no_kernel_image_with_the_build_unknown_is_judged_against_the_cuda_the_p
     assert _categories(paste, "GD801") == [category]
 
 
+@pytest.mark.parametrize("driver,category", [
+    ("582.28", "arch-dropped"),  # R580 runs CUDA 12.9+: every build for it starts at sm_70 or sm_75
+    ("470.223.02", "arch-not-in-build"),  # CUDA 11.4: its builds carry sm_61, so a build of its own lacked it
+])
+def test_no_kernel_image_with_the_build_unknown_is_judged_against_the_builds_for_the_drivers_cuda(driver, category):
+    paste = (f"Windows 10, GeForce GTX 1060 6GB, driver {driver}\n"
+             "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    assert _categories(paste, "GD801") == [category]
+
+
 @pytest.mark.parametrize("gpu,nvcc,category", [
     ("Quadro 600", "11.4", "arch-dropped"),  # Fermi: CUDA 9.0 and later have no code for it
     ("GeForce 9500GT", "9.1", "arch-dropped"),  # compute capability 1.1

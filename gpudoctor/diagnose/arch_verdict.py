@@ -11,7 +11,7 @@ from gpudoctor.findings import Evidence, Finding, Fix, Severity
 from gpudoctor.matrices import Matrices
 from gpudoctor.rules.registry import RULES
 from gpudoctor.snapshot import Snapshot
-from gpudoctor.versions import compute_capability
+from gpudoctor.versions import compute_capability, cuda_version
 
 
 def gpus_older_than_the_cuda(s: Snapshot, m: Matrices | None, cudas: list | None = None) -> bool:
@@ -50,7 +50,8 @@ def arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> str
     if ccs and low and high and reads.get("torch.cc_max") and all(low <= c and c.major == high.major for c in ccs):
         return "arch-in-range"
     if ccs and low is None and high is None and m is not None:
-        return _against_stated_cuda(ccs, s, m) or _against_current_builds(ccs, m)
+        return _against_stated_cuda(ccs, s, m) or _against_the_drivers_builds(ccs, s, m) \
+            or _against_current_builds(ccs, m)
     return "arch-not-in-build"
 
 
@@ -68,6 +69,26 @@ def _against_stated_cuda(ccs: list, s: Snapshot, m: Matrices) -> str | None:
     if all(c.major > max(e.cc for e in entries).major for c in ccs):
         return "arch-too-new-for-cuda"
     return None
+
+
+def _against_the_drivers_builds(ccs: list, s: Snapshot, m: Matrices) -> str | None:
+    """With the build unknown, the newest CUDA the paste's driver runs: installers
+    (pip's index choice, an app's own setup) pick a build for it, and when every
+    PyTorch build for that CUDA starts above the GPU, the build that failed dropped
+    it (a GTX 1060 beside an R580 driver: the cu129 and cu130 builds start at sm_70
+    and sm_75). None where it does not decide."""
+    driver = s.driver.version.value if s.driver.version.known else None
+    os_name = s.system.os.value if s.system.os.known else None
+    top = m.driver_max_cuda(driver, os_name or "linux") if driver else None
+    if top is None:
+        return None
+    platform = {"windows": "windows-x86_64", "linux": "linux-x86_64"}.get(os_name or "")
+    builds = [(cv, b) for b in m.torch_builds if b.variant.startswith("cu") and b.arch_list
+              and (platform is None or b.platform == platform) and (cv := cuda_version(b.cuda)) and cv <= top]
+    newest = max((cv for cv, _ in builds), default=None)
+    lists = [parse_arch_list(b.arch_list) for cv, b in builds if cv == newest]
+    floors = [min(e.cc for e in entries) for entries in lists if entries]
+    return "arch-dropped" if floors and all(c < min(floors) for c in ccs) else None
 
 
 def _against_current_builds(ccs: list, m: Matrices) -> str:
