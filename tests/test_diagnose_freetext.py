@@ -85,6 +85,9 @@ def test_a_bare_wheel_tag_needs_a_line_of_its_own(text):
     ("Would a 750 ti be suitable for this?", "GTX 750 ti", "5.0"),  # with its Ti, a number is a GPU anywhere
     ("I use a 4090 for this", "RTX 4090", "8.9"),
     ("my 980ti crashes", "GTX 980ti", "5.2"),
+    ("on a system with a NVidia 8400 GS. But catkin fails", "NVidia 8400 GS", "1.1"),  # no GeForce, GS
+    ("I have a GeForce 9600M GT", "GeForce 9600M GT", "1.1"),
+    ("GPU: GeForce 8800 GTX", "GeForce 8800 GTX", "1.0"),  # one GPU, not a second "GTX 8800"
 ])
 def test_gpu_names_as_typed(text, name, cc):
     s = snap(text)

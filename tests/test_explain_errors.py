@@ -35,6 +35,11 @@ MESSAGES = {
     "opencv-dnn-no-cuda-backend": "[ WARN:0@2.5] global net_impl.cpp:174 setUpNet DNN module was not built with CUDA "
                                   "backend; switching to CPU",
     "jax-python-version-guard": "ERROR: JAX requires Python 3.9 or newer, found  (3, 8)",
+    "jax-unknown-backend-gpu": "RuntimeError: Unknown backend gpu",
+    "mxnet-not-compiled-with-cuda": "mxnet.base.MXNetError: [16:53:11] src/storage/storage.cc:43: Please compile with "
+                                    "CUDA enabled",
+    "nvidia-smi-no-nvml-library": "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure "
+                                  "that the NVIDIA Display Driver is properly installed and present in your system.",
     "cudnn-zlib-missing": "Could not locate zlibwapi.dll. Please make sure it is in your library path!",
     "invalid-kernel-image": "tensorflow.python.framework.errors_impl.InternalError: CUDA runtime implicit "
                             "initialization on GPU:0 failed. Status: device kernel image is invalid",
@@ -626,6 +631,9 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("driver-too-old-torch", "NVIDIA driver on your system is too old (found version 6000)."),  # early torch
     ("no-kernel-image", "CUDA error: no kernel image available"),  # as a reporter retyped it
     ("driver-insufficient", "WARNING: NVIDIA Insufficient driver!"),  # xmr-stak
+    ("jax-unknown-backend-gpu", "RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances "
+                                "of gpu are present. Platforms present are: cpu"),
+    ("mxnet-not-compiled-with-cuda", "Compile with USE_CUDA=1 to enable GPU usage"),
     ("kernel-module-missing", "modprobe: FATAL: Module nvidia not found."),  # kmod without the directory part
     ("kernel-module-missing", "modprobe: FATAL: Module nvidia-uvm not found in directory /lib/modules/5.4.0-42-generic"),
     ("nvidia-device-nodes-missing", "nvidia-docker | 2017/01/16 16:55:02 Error: Could not load UVM kernel module"),

@@ -350,6 +350,7 @@ def test_rows_and_families_agree_on_compute_capability() -> None:
     ("GeForce GT 750M", "3.0"), ("GeForce GTX 675M", "2.1"), ("GeForce GT 625M", "2.1"), ("GeForce 710M", "2.1"),
     ("GeForce GTX 580M", "2.1"), ("GeForce 920M", "3.5"), ("GeForce 920MX", "5.0"), ("GeForce 840M", "5.0"),
     ("NVS 310", "2.1"), ("NVS 510", "3.0"), ("Tesla C2050", "2.0"), ("GRID K520", "3.0"),
+    ("GeForce 8400 GS", "1.1"), ("GeForce 8800 GTX", "1.0"), ("Quadro FX 2800M", "1.1"), ("GeForce 9600M GT", "1.1"),
 ])
 def test_informal_names_get_their_family(name, cc) -> None:
     fam = load_matrices(overlay=None).gpu_family(name)
@@ -361,8 +362,7 @@ def test_informal_names_get_their_family(name, cc) -> None:
                                   # one name for boards of two architectures, or sources that disagree
                                   "GeForce GT 740M", "GeForce GT 730M", "GeForce 820M", "GeForce 810M",
                                   "GeForce GT 720M",
-                                  # a mobile G9x part, not the desktop board of the same number
-                                  "GeForce 9600M GT"])
+                                  "GeForce 9600 M"])  # a number with no board of that name
 def test_names_of_other_vendors_or_ambiguous_ones_stay_unknown(name) -> None:
     m = load_matrices(overlay=None)
     assert m.gpu_family(name) is None

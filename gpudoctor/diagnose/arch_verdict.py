@@ -107,13 +107,14 @@ def _against_current_builds(ccs: list, m: Matrices) -> str:
     return "arch-not-in-build"
 
 
-def stated_cuda_predates_gpu(d: Diagnosis, m: Matrices, findings: list[Finding]) -> list[Finding]:
+def stated_cuda_cannot_target_gpu(d: Diagnosis, m: Matrices, findings: list[Finding]) -> list[Finding]:
     """With no framework build shown, the one CUDA a paste names (a toolkit, "I have
     CUDA 10.0") that cannot compile for the GPU at all: whatever runs on it, that CUDA's
-    libraries and nvcc have no code for it (an RTX 3090 under CUDA 10.0). A driver's CUDA
-    is never such a CUDA: a driver that runs the GPU supports its architecture."""
+    libraries and nvcc have no code for it (an RTX 3090 under CUDA 10.0, a GeForce 8400 GS
+    under CUDA 8). A driver's CUDA is never such a CUDA: a driver that runs the GPU
+    supports its architecture."""
     s = d.snapshot
-    if any(fw.cuda.known for fw in s.frameworks or ()) or any(f.category == "arch-too-new-for-cuda" for f in findings):
+    if any(fw.cuda.known for fw in s.frameworks or ()):
         return []
     stated = [rt for rt in s.cuda_runtimes or () if rt.kind != "driver" and (rt.nvcc or rt.version)]
     versions = {rt.nvcc or rt.version for rt in stated}
@@ -122,13 +123,22 @@ def stated_cuda_predates_gpu(d: Diagnosis, m: Matrices, findings: list[Finding])
         return []
     cuda = str(versions.pop())
     can = [c for c in map(compute_capability, m.arch_support(cuda)) if c]
-    if not can or not all(c.major > max(can).major for c in ccs):
+    if not can:
         return []
-    gpu, sm, top = next(g for g in s.gpus or ()), ccs[0].sm, max(can).sm
+    if all(c.major > max(can).major for c in ccs):
+        category, what, bound = "arch-too-new-for-cuda", "it predates the GPU's architecture", max(can)
+    elif all(c < min(can) for c in ccs):
+        category, what, bound = "arch-dropped", "it dropped the GPU's architecture", min(can)
+    else:
+        return []
+    if any(f.category == category for f in findings):
+        return []
+    gpu, sm = next(g for g in s.gpus or ()), ccs[0].sm
+    reach = "reaches" if category == "arch-too-new-for-cuda" else "starts at"
     return [RULES["GD817"].finding(
-        f"CUDA {cuda} cannot compile for {gpu.name or 'the GPU'} ({sm}): it predates the GPU's architecture",
+        f"CUDA {cuda} cannot compile for {gpu.name or 'the GPU'} ({sm}): {what}", category=category,
         severity=Severity.WARNING,
         evidence=[Evidence(f"gpus[{gpu.index}].compute_capability", str(gpu.compute_capability), gpu.source),
                   Evidence("cuda", cuda, stated[0].source)],
-        fix=Fix(f"Use a CUDA that compiles for {sm} (and a framework build for it); CUDA {cuda} reaches {top}. "
+        fix=Fix(f"Use a CUDA that compiles for {sm} (and a build for it); CUDA {cuda} {reach} {bound.sm}. "
                 "(source: gpudoctor/matrices/cuda.toml)", ("nvidia-smi", "nvcc --version", "gpudoctor install torch")))]

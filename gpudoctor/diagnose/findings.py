@@ -12,7 +12,7 @@ import dataclasses
 import re
 
 from gpudoctor.diagnose import Diagnosis
-from gpudoctor.diagnose.arch_verdict import arch_category, gpus_older_than_the_cuda, stated_cuda_predates_gpu
+from gpudoctor.diagnose.arch_verdict import arch_category, gpus_older_than_the_cuda, stated_cuda_cannot_target_gpu
 from gpudoctor.diagnose.fallback import cpu_fallback_findings, wsl_host_findings
 from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.diagnose.collect import Read, source_line
@@ -332,7 +332,7 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
         findings += r.findings
     extra = signal_findings(d, m)
     extra += cpu_fallback_findings(d, findings + extra) + wsl_host_findings(d)
-    extra += stated_cuda_predates_gpu(d, m, findings + extra)
+    extra += stated_cuda_cannot_target_gpu(d, m, findings + extra)
     results += [RuleResult(code, Outcome.FINDING, "", tuple(f for f in extra if f.code == code))
                 for code in sorted({f.code for f in extra})]
     findings = sort_findings(findings + extra)

@@ -181,7 +181,7 @@ _GPU_FAMILY = re.compile(  # (?<![A-Za-z0-9_]) rather than \b: "显卡是RTX3060
     r"(?:[- ](?:SXM\d?|PCIE|PCIe|NVL|HBM3e?|\d{2,3}GB?|\d{2,3}G))*"
     r"|Quadro[ \t](?:RTX[ \t]|FX[ \t])?[A-Z]{0,2}\d{3,4}[A-Z]?|Jetson[ \t](?:AGX[ \t])?(?:Orin|Xavier|Nano|TX2|TX1|Thor)"
     r"(?:[ \t](?:NX|Nano))?|GeForce[ \t]\d{3}M[X]?"
-    r"|GeForce[ \t][89]\d00[ \t]?(?:GTX|GTS|GSO|GT)\+?"  # the 8/9 series: "9500 GT"
+    r"|(?:GeForce|NVIDIA)[ \t][89]\d00[ \t]?M?[ \t]?(?:GTX|GTS|GSO|GT|GS|GE|SE|G)\b\+?"  # "9500 GT", "8400 GS"
     r")(?![A-Za-z0-9_-])", re.I)  # ASCII: "k40m的显卡" ends the name
 _GPU_SHORT = re.compile(r"\b(T4|L4|L40S?|L20|A10G?|A30|A40|A16|A2|P40|P4|A[2-6]000|RTX[ \t]A[2-6]000)\b")
 # A trailing capital S is the SUPER ("2080S"), a small one a plural ("dual 3090s").
@@ -197,8 +197,9 @@ _GPU_CONTEXT = re.compile(r"gpu|graphics|card|nvidia|geforce|device|tesla|instan
                           r"\bmy\b|\bdual\b|\b\d[ \t]?x\b|显卡|顯卡|グラボ|グラフィック|그래픽|видеокарт|tarjeta", re.I)
 # Every family name contains one of these words, every line that may name a
 # short data-center GPU one of the context words: cheap filters for the lines.
-_GPU_WORDS = ("rtx", "gtx", "gt ", "gt-", "mx", "titan", "quadro", "jetson", "geforce", "a100", "a800", "h100", "h200", "h800",
-              "h20", "gh200", "b200", "b100", "b300", "gb200", "gb300", "v100", "p100", "k80", "k40", "k20", "m40", "m60")
+_GPU_WORDS = ("rtx", "gtx", "gt ", "gt-", "mx", "titan", "quadro", "jetson", "geforce", "nvidia", "a100", "a800",
+              "h100", "h200", "h800", "h20", "gh200", "b200", "b100", "b300", "gb200", "gb300", "v100", "p100",
+              "k80", "k40", "k20", "m40", "m60")
 _CONTEXT_WORDS = ("gpu", "graphics", "card", "nvidia", "geforce", "device", "tesla", "instance", "vram", " on ", "my ",
                   "have a", "got a", "bought a", "using a", "use a", "uses a", "with a", "with two", "with dual",
                   "dual", "x ", "显卡", "顯卡", "グラボ", "グラフィック", "그래픽", "видеокарт", "tarjeta")
@@ -227,7 +228,9 @@ def gpu_names(text: str) -> list[str]:
         number = re.sub(r"(\d)S$", r"\1 SUPER", m.group(1))
         family = "GTX" if number[:2] in ("10", "16") or len(number.split()[0].rstrip("TtIi")) == 3 else "RTX"
         names.append(f"{family} {number}")
-    for m in _NUMBER_FIRST.finditer(text):  # "3080 RTX" -> "RTX 3080"
+    for m in _NUMBER_FIRST.finditer(text):  # "3080 RTX" -> "RTX 3080", not inside "GeForce 8800 GTX"
+        if any(a <= m.start() < b for a, b in taken):
+            continue
         names.append(f"{m.group(3).upper()} {m.group(1)}" + (f" {m.group(2)}" if m.group(2) else ""))
     return list(dict.fromkeys(n.strip() for n in names))
 
