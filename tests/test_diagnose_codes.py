@@ -271,7 +271,8 @@ def test_rminitadapter_failed_defers_to_the_cause_before_it(before, categories):
 
 
 @pytest.mark.parametrize(("context", "severity", "category"), [
-    ("", "warning", "container-no-gpu"),  # nothing says a container hid it: CUDA_VISIBLE_DEVICES is as likely
+    # nothing says a container hid it: the bare machine's driver sees no GPU, or CUDA_VISIBLE_DEVICES hides it
+    ("", "warning", "no-driver"),
     ("$ docker run -it pytorch/pytorch python train.py\n", "error", "container-no-gpu"),
     ("Linux host 5.15.153.1-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux\n", "error", "wsl"),
 ])
@@ -511,3 +512,4 @@ def test_an_insufficient_driver_in_a_container_whose_host_driver_suffices_is_a_c
     paste = (f"$ docker run --rm my-image:cuda12.2\nHost driver {driver}, the image uses CUDA 12.2\n"
              "CUDA failure 35: CUDA driver version is insufficient for CUDA runtime version\n")
     assert _categories(paste, "GD802") == [category]
+

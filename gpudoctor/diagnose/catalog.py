@@ -55,6 +55,9 @@ class ErrorEntry:
     # The category a message takes in a paste from WSL2, where it means the Linux guest does
     # not get the GPU (a GPU in TCC mode, one "busy or unavailable"); elsewhere it is as above.
     in_wsl: str | None = None
+    # The category a message takes where the paste shows neither a container nor WSL2 (the
+    # runtime's "no CUDA-capable device" on a bare machine: its driver sees no GPU).
+    bare_metal: str | None = None
     # A message only the host prints (its kernel's module loader, the container daemon):
     # a container in the same paste does not make it the container's "no GPU".
     host_side: bool = False
@@ -110,6 +113,8 @@ def parse_catalog(raw: str) -> tuple[ErrorEntry, ...]:
             raise CatalogError(f"{where}: unknown with_gpu category {entry.with_gpu!r}")
         if entry.in_wsl is not None and entry.in_wsl not in CATEGORIES:
             raise CatalogError(f"{where}: unknown in_wsl category {entry.in_wsl!r}")
+        if entry.bare_metal is not None and entry.bare_metal not in CATEGORIES:
+            raise CatalogError(f"{where}: unknown bare_metal category {entry.bare_metal!r}")
         if entry.code is None and entry.category is None:
             raise CatalogError(f"{where}: needs a code or a category")
         if not entry.source.startswith("https://"):

@@ -73,6 +73,7 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
         if entry.code == NO_DEVICE and (category or rule.category) == rule.category and _boundary(d.snapshot) is None:
             # No device, and no container or WSL to hide it: as often CUDA_VISIBLE_DEVICES naming no GPU.
             severity = Severity.WARNING
+            category = entry.bare_metal or category
         if category == "arch-in-range" or (entry.code == "GD801" and category == "info"):
             # PyTorch warns for any capability above its highest, but a cubin serves every
             # later minor of its major: GB10 (12.1) runs the sm_120 kernels.
