@@ -634,6 +634,7 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("jax-unknown-backend-gpu", "RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances "
                                 "of gpu are present. Platforms present are: cpu"),
     ("mxnet-not-compiled-with-cuda", "Compile with USE_CUDA=1 to enable GPU usage"),
+    ("nvrtc-arch-unknown", "[CUDA] Error gpu 0: <src/CudaCryptonightR_gen.cpp>:224 \"NVRTC_ERROR_INVALID_OPTION\""),
     ("kernel-module-missing", "modprobe: FATAL: Module nvidia not found."),  # kmod without the directory part
     ("kernel-module-missing", "modprobe: FATAL: Module nvidia-uvm not found in directory /lib/modules/5.4.0-42-generic"),
     ("nvidia-device-nodes-missing", "nvidia-docker | 2017/01/16 16:55:02 Error: Could not load UVM kernel module"),
