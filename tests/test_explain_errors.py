@@ -40,6 +40,9 @@ MESSAGES = {
                                     "CUDA enabled",
     "nvidia-smi-no-nvml-library": "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure "
                                   "that the NVIDIA Display Driver is properly installed and present in your system.",
+    "transformers-tf32-unsupported": "ValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7",
+    "alicevision-gpu-not-enough": "[02:06:25.958896][error] CUDA-Enabled GPU detected, but the compute capabilities is "
+                                  "not enough.",
     "cudnn-zlib-missing": "Could not locate zlibwapi.dll. Please make sure it is in your library path!",
     "invalid-kernel-image": "tensorflow.python.framework.errors_impl.InternalError: CUDA runtime implicit "
                             "initialization on GPU:0 failed. Status: device kernel image is invalid",
@@ -634,6 +637,7 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("jax-unknown-backend-gpu", "RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances "
                                 "of gpu are present. Platforms present are: cpu"),
     ("mxnet-not-compiled-with-cuda", "Compile with USE_CUDA=1 to enable GPU usage"),
+    ("flash-attn-ampere-required", "Flash attention doesn't support any GPU lower than ampere."),
     ("nvrtc-arch-unknown", "[CUDA] Error gpu 0: <src/CudaCryptonightR_gen.cpp>:224 \"NVRTC_ERROR_INVALID_OPTION\""),
     ("kernel-module-missing", "modprobe: FATAL: Module nvidia not found."),  # kmod without the directory part
     ("kernel-module-missing", "modprobe: FATAL: Module nvidia-uvm not found in directory /lib/modules/5.4.0-42-generic"),
