@@ -1,0 +1,365 @@
+"""One real message per catalogue entry, as the tools print them, for the explain tests."""
+
+# One real message per catalogue entry (as the tools print them) -> the entry it must match.
+MESSAGES = {
+    "sm-not-compatible": "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current "
+                         "PyTorch installation.",
+    "gpu-too-old-for-pytorch": "Found GPU0 GeForce GT 720 which is of cuda capability 3.5.",
+    "gpu-cc-outside-pytorch-build": "UserWarning: Found GPU0 NVIDIA GeForce RTX 5090 which is of compute capability "
+                                    "(CC) 12.0.",
+    "tf-ignoring-gpu": "Ignoring visible gpu device (device: 0, name: Quadro K4200, pci bus id: 0000:03:00.0, compute "
+                       "capability: 3.0) with Cuda compute capability 3.0. The minimum required Cuda capability is 3.5.",
+    "code-needs-newer-arch": '/usr/local/cuda/targets/x86_64-linux/include/cuda/std/barrier(15): catastrophic error: '
+                             '#error directive: "CUDA synchronization primitives are only supported for sm_70 and up."',
+    "vllm-min-capability": "RuntimeError: GPUs with compute capability below 7.0 are not supported.",
+    "no-kernel-image": "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+    "tf-no-kernel-binaries": "TensorFlow was not built with CUDA kernel binaries compatible with compute capability "
+                             "12.0. CUDA kernels will be jit-compiled from PTX, which could take 30 minutes or longer.",
+    "cuda-system-not-ready": "failed call to cuInit: CUDA_ERROR_SYSTEM_NOT_READY: system not yet initialized",
+    "nvidia-device-nodes-missing": 'docker: Error response from daemon: error gathering device information while adding '
+                                   'custom device "/dev/nvidia-uvm": no such file or directory.',
+    "nvidia-docker1-driver-older-than-image": "nvidia-docker | 2016/09/23 23:21:01 Error: unsupported CUDA version: "
+                                              "driver 7.0 < image 8.0.61",
+    "opencv-dnn-no-cuda-backend": "[ WARN:0@2.5] global net_impl.cpp:174 setUpNet DNN module was not built with CUDA "
+                                  "backend; switching to CPU",
+    "jax-python-version-guard": "ERROR: JAX requires Python 3.9 or newer, found  (3, 8)",
+    "jax-unknown-backend-gpu": "RuntimeError: Unknown backend gpu",
+    "mxnet-not-compiled-with-cuda": "mxnet.base.MXNetError: [16:53:11] src/storage/storage.cc:43: Please compile with "
+                                    "CUDA enabled",
+    "nvidia-smi-no-nvml-library": "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure "
+                                  "that the NVIDIA Display Driver is properly installed and present in your system.",
+    "transformers-tf32-unsupported": "ValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7",
+    "alicevision-gpu-not-enough": "[02:06:25.958896][error] CUDA-Enabled GPU detected, but the compute capabilities is "
+                                  "not enough.",
+    "cudnn-zlib-missing": "Could not locate zlibwapi.dll. Please make sure it is in your library path!",
+    "invalid-kernel-image": "tensorflow.python.framework.errors_impl.InternalError: CUDA runtime implicit "
+                            "initialization on GPU:0 failed. Status: device kernel image is invalid",
+    "ptx-jit-failed": "Couldn't init a GPU test: Error in load module (gpu_burn-drv.cpp:238): a PTX JIT compilation "
+                      "failed",
+    "call-requires-newer-driver": "RuntimeError: CUDA error: API call is not supported in the installed CUDA driver",
+    "error-contained": "torch.AcceleratorError: CUDA error: Invalid access of peer GPU memory over nvlink or a "
+                       "hardware error",
+    "cuda-system-driver-mismatch": "failed call to cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+    "nvcc-unsupported-arch": "nvcc fatal   : Unsupported gpu architecture 'compute_120'",
+    "kokkos-arch-mismatch": "Kokkos::Cuda::initialize ERROR: running kernels compiled for compute capability 8.0 on "
+                            "device with compute capability 7.0 is not supported by CUDA!",
+    "driver-too-old-torch": "RuntimeError: The NVIDIA driver on your system is too old (found version 11040).",
+    "driver-insufficient": "CUDA driver version is insufficient for CUDA runtime version",
+    "nvenc-api-newer-than-driver": "[hevc_nvenc @ 0x55defbb87c00] Driver does not support the required nvenc API "
+                                   "version. Required: 13.0 Found: 12.2",
+    "ptx-unsupported": "CUDA error: the provided PTX was compiled with an unsupported toolchain.",
+    "no-driver-torch": "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU",
+    "nvidia-smi-no-driver": "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
+    "nvml-mismatch": "Failed to initialize NVML: Driver/library version mismatch",
+    "a1111-torch-cuda-test-failed": "RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to "
+                                    "COMMANDLINE_ARGS variable to disable this check",
+    "libcuda-missing": "OSError: libcuda.so: cannot open shared object file: No such file or directory",
+    "cuda-unknown-error": "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly "
+                          "set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start.",
+    "nvml-unknown-error-container": "Failed to initialize NVML: Unknown Error",
+    "container-no-gpu-runtime": 'docker: Error response from daemon: could not select device driver "" with '
+                                'capabilities: [[gpu]].',
+    "slurm-invalid-gres": "srun: error: Unable to create step for job 53054263: Invalid generic resource (gres) specification",
+    "no-cuda-device": "RuntimeError: No CUDA GPUs are available",
+    "invalid-device-ordinal": "RuntimeError: CUDA error: invalid device ordinal",
+    "devices-busy": "CUDA error: all CUDA-capable devices are busy or unavailable",
+    "nvrm-rminitadapter-failed": "[    8.600582] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x25:0x65:1468)",
+    "gpu-fallen-off-bus": "NVRM: Xid (PCI:0000:41:00): 79, pid=0, GPU has fallen off the bus.",
+    "machine-crashes-under-gpu-load": "It runs for a few iterations until it crashes and reboots the server.",
+    "ecc-uncorrectable": "RuntimeError: CUDA error: uncorrectable ECC error encountered",
+    "cudnn-version-mismatch-tf": "Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4.",
+    "cudnn-version-mismatch-jax": "Found cuDNN version 8600, but JAX was built against version 8906, which is newer.",
+    "cudnn-sublibrary-wrong-dependency": "Could not load library libcudnn_cnn_infer.so.8. Error: "
+                                         "/opt/cuda/8.0/lib64/libnvrtc.so: undefined symbol: nvrtcGetCUBIN",
+    "nvcuda-dll-missing": "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+                          "library 'nvcuda.dll'; dlerror: nvcuda.dll not found",
+    "windows-dll-procedure-not-found": "OSError: [WinError 127] The specified procedure could not be found. Error "
+                                       "loading \"C:\\venv\\Lib\\site-packages\\torch\\lib\\cudnn_adv64_9.dll\" or one of "
+                                       "its dependencies.",
+    "cudnn-not-found": "Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared "
+                       "object file",
+    "cudnn-not-initialized": "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED",
+    "cuda-libs-missing": "W tensorflow/core/common_runtime/gpu/gpu_device.cc:1850] Cannot dlopen some GPU libraries. "
+                         "Please make sure the missing libraries mentioned above are installed properly",
+    "nvjitlink-symbol": "libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12",
+    "cuda-lib-symbol-version-not-found": "OSError: /usr/lib/x86_64-linux-gnu/libcudnn_cnn_infer.so.8: version "
+                                         "`libcudnn_ops_infer.so.8' not found (required by /venv/lib/python3.10/"
+                                         "site-packages/torch/lib/libtorch_cuda.so)",
+    "cuda-lib-versioned-symbol-missing": "libcublas.so.12: undefined symbol: cublasLtGetStatusString, version "
+                                         "libcublasLt.so.12",
+    "torch-nccl-symbol-missing": "ImportError: /venv/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: "
+                                 "undefined symbol: ncclCommRegister",
+    "glibcxx-version": "ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found",
+    "undefined-symbol": "ImportError: apex/fused_layer_norm_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
+                        "_ZN3c104cuda9SetDeviceEi",
+    "torch-extension-cuda-mismatch": "The detected CUDA version (12.1) mismatches the version that was used to "
+                                     "compile PyTorch (11.8).",
+    "deepspeed-cuda-mismatch": "Installed CUDA version 12.2 does not match the version torch was compiled with 11.7, "
+                               "unable to compile cuda/cpp extensions",
+    "cuda-home-missing": "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+    "torch-not-compiled-with-cuda": "AssertionError: Torch not compiled with CUDA enabled",
+    "assert-torch-cuda-available-failed": '    assert torch.cuda.is_available(), "CPU training is not allowed."\n'
+                                          "AssertionError: CPU training is not allowed",
+    "jax-cpu-fallback": "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed.",
+    "cuda-not-available": "torch.cuda.is_available() returns False",
+    "no-matching-distribution": "ERROR: No matching distribution found for torch==1.13.1",
+    "bf16-unsupported": "Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU "
+                        "has compute capability 7.5.",
+    "fp8-unsupported": "AssertionError: Device compute capability 8.9 or higher required for FP8 execution.",
+    "cuda-oom": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+    "illegal-memory-access": "RuntimeError: CUDA error: an illegal memory access was encountered",
+    "device-side-assert": "RuntimeError: CUDA error: device-side assert triggered",
+    "tensors-different-devices": "RuntimeError: Expected all tensors to be on the same device, but found at least "
+                                 "two devices, cuda:0 and cpu!",
+    "launch-timeout": "CUDA error: the launch timed out and was terminated",
+    "cublas-status": "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm(...)`",
+    "shm-too-small": "RuntimeError: DataLoader worker (pid 1234) is killed by signal: Bus error. It is possible that "
+                     "dataloader's workers are out of shared memory.",
+    "nccl-timeout": "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE)",
+    "nccl-system-error": "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled "
+                         "system error, NCCL version 2.19.3",
+    "gpu-utilization-low": "GPU utilization is very low during training",
+    # Added with the catalogue's second round: messages as the frameworks print them (prefixes, paths, numbers).
+    "cudf-pascal-required": "UserWarning: You will need a GPU with NVIDIA Pascal\u2122 or newer architecture",
+    "rapids-missing-ptx": "RuntimeError: This cuDF installation is missing the necessary PTX files that are <=50.",
+    "triton-gpu-too-old": "RuntimeError: Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU "
+                          "compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0",
+    "invalid-device-function": "RuntimeError: CUDA error: invalid device function",
+    "cudnn-arch-mismatch": "RuntimeError: cuDNN error: CUDNN_STATUS_ARCH_MISMATCH",
+    "nvrtc-arch-unknown": "cupy.cuda.compiler.CompileException: nvrtc: error: invalid value for --gpu-architecture (-arch)",
+    "ptxas-unknown-arch": "ptxas fatal   : Value 'sm_120' is not defined for option 'gpu-name'",
+    "container-cuda-requirement": "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please "
+                                  "update your driver to a newer version, or use an earlier cuda container: unknown.",
+    "xla-driver-older-than-ptxas": "2024-05-28 04:48:02.870689: W external/xla/xla/service/gpu/nvptx_compiler.cc:760] "
+                                   "The NVIDIA driver's CUDA version is 12.4 which is older than the ptxas CUDA version "
+                                   "(12.5.40). Because the driver is older than the ptxas version, XLA is disabling "
+                                   "parallel compilation, which may slow down compilation.",
+    "ptx-version-unsupported": "ptxas application ptx input, line 9; fatal   : Unsupported .version 8.1; current version "
+                               "is '8.0'",
+    "numba-linker-error": "numba.cuda.cudadrv.driver.LinkerError: [222] Call to cuLinkAddData results in "
+                          "UNKNOWN_CUDA_ERROR",
+    "compat-not-supported-on-device": "RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward "
+                                      "compatibility was attempted on non supported HW",
+    "cuda-stub-library": "RuntimeError: CUDA error: CUDA driver is a stub library",
+    "jit-compiler-not-found": "CUDA_ERROR_JIT_COMPILER_NOT_FOUND: PTX JIT compiler library not found",
+    "cuda-initialization-error": "RuntimeError: CUDA error: initialization error",
+    "cuda-forked-subprocess": "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
+                              "multiprocessing, you must use the 'spawn' start method",
+    "nvrm-api-mismatch": "Aug 26 14:08:07 host kernel: NVRM: API mismatch: the client has the version 367.44, but",
+    "nvml-function-not-found": "Failed to initialize NVML: Function Not Found",
+    "tf-kernel-dso-mismatch": "E tensorflow/stream_executor/cuda/cuda_diagnostics.cc:303] kernel version 384.111.0 does "
+                              "not match DSO version 384.130.0 -- cannot find working devices in this configuration",
+    "secure-boot-key-rejected": "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service",
+    "kernel-module-missing": "modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-40-generic",
+    "nvidia-probe-not-called": "[    3.541230] NVRM: The NVIDIA probe routine was not called for 1 device(s).",
+    "gpu-needs-legacy-driver": "NVRM:  supported through the NVIDIA 470.xx Legacy drivers. Please",
+    "tf-cudart-stub": "2024-02-15 17:38:56.694239: I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers "
+                      "on your machine, GPU will not be used.",
+    "nvml-gpu-access-blocked": "Failed to initialize NVML: GPU access blocked by the operating system",
+    "gpu-in-tcc-mode": "|   0  NVIDIA L40S                  TCC   |   00000000:61:00.0 Off |                    0 |",
+    "wsl-linux-driver-installed": "I installed the NVIDIA driver in WSL too, and now nvidia-smi fails there.",
+    "wsl-libcuda-not-symlink": "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
+    "wsl-libcuda-readlink": "OSError: [Errno 22] Invalid argument: '/usr/lib/wsl/lib/libcuda.so.1'",
+    "docker-unknown-runtime": "docker: Error response from daemon: unknown or invalid runtime name: nvidia.",
+    "cdi-unresolvable": "Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all",
+    "singularity-nv-after-image": "/.singularity.d/actions/exec: 9: exec: --nv: not found",
+    "container-driver-libs-in-image": "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/"
+                                      "x/merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown",
+    "wsl-container-driver-error": "nvidia-container-cli: driver error: failed to process request: unknown.",
+    "k8s-nvml-not-loaded": "Failed to start nvml with error:  could not load NVML library",
+    "k8s-insufficient-gpu": "Warning  FailedScheduling  0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
+    "cuda-not-supported": "RuntimeError: CUDA error encountered at: /workspace/cpp/src/bitmask/null_mask.cu:93: 801 "
+                          "cudaErrorNotSupported operation not supported.",
+    "peer-access-unsupported": "RuntimeError: CUDA error: peer access is not supported between these two devices",
+    "xid-application-error": "NVRM: Xid (PCI:0000:3b:00): 13, pid=4242, Graphics Exception: ESR 0x405840=0x0",
+    "xid-gsp-timeout": "NVRM: Xid (PCI:0000:c1:00): 119, pid=1582, name=nvidia-smi, Timeout waiting for RPC from GSP!",
+    "nvlink-uncorrectable": "RuntimeError: CUDA error: uncorrectable NVLink error was detected during the execution",
+    "torch-cudnn-incompatible": "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 5, 0) "
+                                "but found runtime version (8, 3, 3).",
+    "cudnn-not-supported": "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed "
+                           "in a non-contiguous input.",
+    "cudnn-execution-failed": "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED",
+    "cudnn-status-other": "RuntimeError: cuDNN error: CUDNN_STATUS_MAPPING_ERROR",
+    "tf-conv-algorithm-failed": "tensorflow.python.framework.errors_impl.UnknownError: Failed to get convolution "
+                                "algorithm. This is probably because cuDNN failed to initialize",
+    "tf-factory-already-registered": "E tensorflow/compiler/xla/stream_executor/cuda/cuda_dnn.cc:9342] Unable to "
+                                     "register cuDNN factory: Attempting to register factory for plugin cuDNN when "
+                                     "one has already been registered",
+    "tf-tensorrt-missing": "2024-05-10 11:33:15.185131: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT "
+                           "Warning: Could not find TensorRT",
+    "tf-cpu-feature-guard": "I tensorflow/core/platform/cpu_feature_guard.cc:182] This TensorFlow binary is optimized "
+                            "to use available CPU instructions in performance-critical operations.",
+    "tf-numa-node": "I tensorflow/compiler/xla/stream_executor/cuda/cuda_gpu_executor.cc:894] successful NUMA node read "
+                    "from SysFS had negative value (-1), but there must be at least one NUMA node, so returning NUMA "
+                    "node zero",
+    "tf-dso-cuda-lib": "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+                       "'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
+    "xla-libdevice-missing": "W external/xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:102] Can't find "
+                             "libdevice directory ${CUDA_DIR}/nvvm/libdevice.",
+    "jax-cuda-lib-missing": "RuntimeError: Unable to load cuSPARSE. Is it installed?",
+    "nvrtc-missing": "OSError: libnvrtc.so.12: cannot open shared object file: No such file or directory",
+    "ctranslate2-cuda-lib": "RuntimeError: Library cublas64_12.dll is not found or cannot be loaded",
+    "r-torch-cuda-unsupported": "Cuda 11.0 detected but torch only supports: cpu, 10.1, 10.2, 9.2",
+    "paddle-cuda-lib-not-loaded": "RuntimeError: (PreconditionNotMet) The third-party dynamic library (cublas64_11.dll) "
+                                  "that Paddle depends on is not configured correctly. (error code is 126)",
+    "onnxruntime-cuda-provider-dll-not-found": "[ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 \"\" "
+                                               "when trying to load \"C:\\Python310\\lib\\site-packages\\onnxruntime"
+                                               "\\capi\\onnxruntime_providers_cuda.dll\"",
+    "onnxruntime-cuda-provider-failed": "[E:onnxruntime:Default, provider_bridge_ort.cc:1744 TryGetProviderInfo_CUDA] "
+                                        "Failed to load library libonnxruntime_providers_cuda.so with error: "
+                                        "libcudnn.so.9: cannot open",
+    "onnxruntime-cpu-package": "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider "
+                               "names.Available providers: 'AzureExecutionProvider, CPUExecutionProvider'",
+    "numba-no-libcuda": "numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: CUDA driver library cannot "
+                        "be found.",
+    "numba-nvvm-missing": "numba.cuda.cudadrv.error.NvvmSupportError: libNVVM cannot be found. Do `conda install "
+                          "cudatoolkit`:",
+    "cupy-not-correctly-installed": "ImportError: CuPy is not correctly installed.",
+    "bnb-cuda-setup-failed": "RuntimeError: CUDA Setup failed despite GPU being available. Please run the following "
+                             "command to get more information: python -m bitsandbytes",
+    "bnb-no-gpu-support": "UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit "
+                          "optimizers, 8-bit multiplication, and GPU quantization are unavailable.",
+    "dgl-cuda-device-api-missing": "dgl._ffi.base.DGLError: [14:00:04] /opt/dgl/src/runtime/c_runtime_api.cc:82: "
+                                   "Check failed: allow_missing: Device API cuda is not enabled. Please install the "
+                                   "cuda version of dgl.",
+    "flash-attn-undefined-symbol": "`flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined",
+    "xformers-built-for-cpu-torch": "    PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)",
+    "xformers-built-for": "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:",
+    "windows-entry-point-not-found": "The procedure entry point ?dtype@TensorOptions@c10 could not be located in the "
+                                     "dynamic link library xformers\\_C.pyd",
+    "windows-dll-load-failed": 'OSError: [WinError 126] The specified module could not be found. Error loading '
+                               '"C:\\venv\\lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.',
+    "torchvision-cuda-mismatch": "RuntimeError: operator torchvision::nms does not exist",
+    "jaxlib-too-old": "RuntimeError: jaxlib is version 0.4.7, but this version of jax requires version >= 0.4.14.",
+    "jax-plugin-version-mismatch": "/usr/local/lib/python3.12/dist-packages/jaxlib/plugin_support.py:71: RuntimeWarning: "
+                                   "JAX plugin jax_cuda12_plugin version 0.7.2 is installed, but it is not compatible "
+                                   "with the installed jaxlib version 0.7.1, so it will not be used.",
+    "jax-plugin-init-error": "Jax plugin configuration error: Exception when calling "
+                             "jax_plugins.xla_cuda12.initialize()",
+    "apex-cuda-mismatch": "RuntimeError: Cuda extensions are being compiled with a version of Cuda that does not match "
+                          "the version used to compile Pytorch binaries.",
+    "deepspeed-no-cuda-home": "deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, unable "
+                              "to compile CUDA op(s)",
+    "deepspeed-async-io-warning": " [WARNING]  async_io requires the dev libaio .so object and headers but these were "
+                                  "not found.",
+    "nvcc-unsupported-host-compiler": "/usr/local/cuda/include/crt/host_config.h:132:2: error: #error -- unsupported GNU "
+                                      "version! gcc versions later than 11 are not supported!",
+    "paddle-not-compiled-with-cuda": "ValueError: The device should not be 'gpu', since PaddlePaddle is not compiled "
+                                     "with CUDA",
+    "jax-backend-cuda-failed": "I0808 20:59:00.842178 139857030612800 xla_bridge.py:328] Unable to initialize backend "
+                               "'cuda': INTERNAL: an unexpected error while creating the client",
+    "jax-other-backend-info": "I0808 20:59:00.964296 139857030612800 xla_bridge.py:328] Unable to initialize backend "
+                              "'tpu': module 'jaxlib.xla_extension' has no attribute 'get_tpu_client'",
+    "jax-no-gpu-fallback": "2022-11-30 12:50:08,211 - jax._src.lib.xla_bridge - WARNING - No GPU/TPU found, falling "
+                           "back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)",
+    "gpu-not-detected-statement": "when the pod starts, it is not able to find the GPUs",
+    "torch-autocast-cuda-unavailable": "/usr/local/lib/python3.10/site-packages/torch/amp/autocast_mode.py:250: UserWarning: "
+                                       "User provided device_type of 'cuda', but CUDA is not available. Disabling",
+    "jaxlib-cuda-wheel-missing": "ERROR: No matching distribution found for jaxlib==0.4.9+cuda12.cudnn88",
+    "pip-requires-python": "ERROR: Package 'torch' requires a different Python: 3.8.10 not in '>=3.9.0'",
+    "flash-attn-ampere-required": "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+    "miner-not-compiled-for-arch": "WARNING: NVIDIA GPU 0: miner not compiled for the gpu architecture 21.",
+    "cmake-cuda-too-old": '-- Could NOT find CUDA: Found unsuitable version "6.5", but required is at least "7.5" '
+                          '(found /usr/local/cuda-6.5)',
+    "xla-device-count-not-initialized": "E tensorflow/compiler/xla/stream_executor/cuda/cuda_driver.cc:1278] could not "
+                                        "retrieve CUDA device count: CUDA_ERROR_NOT_INITIALIZED: initialization error",
+    "opencv-built-without-cuda": "cv2.error: OpenCV(4.4.0) C:\\opencv\\modules\\core\\include\\opencv2/core/private.cuda.hpp"
+                                 ":106: error: (-216:No CUDA support) The library is compiled without CUDA support in "
+                                 "function 'throw_no_cuda'",
+    "opencv-cuda-device-count-zero": "int count = Cv2Gpu.GetCudaEnabledDeviceCount(); it always returns 0.",
+    "opencv-not-built-for-device": "cv2.error: OpenCV(4.5.3) /tmp/opencv/modules/dnn/src/dnn.cpp:2385: error: (-216:No "
+                                   "CUDA support) OpenCV was not built to work with the selected device. Please check "
+                                   "CUDA_ARCH_PTX or CUDA_ARCH_BIN in your build configuration. in function "
+                                   "'initCUDABackend'",
+    "torch-extension-build-no-cuda-runtime": "No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'",
+    "paddle-arch-mismatch": "Mismatched GPU Architecture: The installed PaddlePaddle package was compiled for 60 61 70 75 "
+                            "80 86 ,but your current GPU is 120 Solution: Install the correct wheel package",
+    "xla-ptxas-too-old-for-gpu": "Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 9.0",
+    "numba-python-version-guard": "RuntimeError: Cannot install on Python version 3.12.0; only versions >=3.8,<3.12 are "
+                                  "supported.",
+    "triton-fp8-arch-below-89": "AssertionError: fp8e4nv data type is not supported on CUDA arch < 89",
+    "transformers-bf16-unsupported": "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using "
+                                     "Ampere GPU with cuda>=11.0",
+    "ptxas-dtype-needs-newer-arch": "ptxas /tmp/compile-ptx-src-ac38de, line 521; error   : Feature 'cvt.bf16.f32' requires "
+                                    ".target sm_80 or higher",
+    "torch-half-op-on-cpu": "RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'",
+    "triton-cannot-select": "LLVM ERROR: Cannot select: 0x55d5c8a8e1d0: bf16 = fp_round 0x55d5c8a8e0a0",
+    "whisper-fp16-on-cpu": "UserWarning: FP16 is not supported on CPU; using FP32 instead",
+    "cuda-error-oom": "RuntimeError: CUDA error: out of memory",
+    "cupy-oom": "cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 805,306,368 bytes (allocated so far: "
+                "536,870,912 bytes).",
+    "nccl-cuda-oom": "node1:1234:1290 [0] include/alloc.h:103 NCCL WARN Cuda failure 2 'out of memory'",
+    "cublas-handle-failed": "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`",
+    "unspecified-launch-failure": "RuntimeError: CUDA error: unspecified launch failure",
+    "illegal-instruction": "RuntimeError: CUDA error: an illegal instruction was encountered",
+    "launch-out-of-resources": "RuntimeError: CUDA error: too many resources requested for launch",
+    "cuda-invalid-argument": "RuntimeError: CUDA error: invalid configuration argument",
+    "stream-capture-unsupported": "RuntimeError: CUDA error: operation not permitted when stream is capturing",
+    "vllm-kv-cache-memory": "ValueError: No available memory for the cache blocks. Try increasing "
+                            "`gpu_memory_utilization` when initializing the engine.",
+    "torch-deserialize-cuda": "RuntimeError: Attempting to deserialize object on a CUDA device but "
+                              "torch.cuda.is_available() is False.",
+    "nccl-duplicate-gpu": "NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000",
+    "nccl-invalid-usage": "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+                          "NCCLUtils.hpp:219, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.14.3",
+    "nccl-unhandled-cuda-error": "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+                                 "ProcessGroupNCCL.cpp:1691, unhandled cuda error (run with NCCL_DEBUG=INFO for "
+                                 "details), NCCL version 2.19.3",
+    "nccl-internal-error": "RuntimeError: NCCL error in: ../torch/lib/c10d/ProcessGroupNCCL.cpp:825, internal error, "
+                           "NCCL version 2.7.8",
+    "nccl-remote-error": "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting "
+                         "prematurely.",
+    "nccl-ib-no-device": "3767c65d25c4:880:887 [0] NCCL INFO NET/IB : No device found.",
+    "dist-backend-error": "torch.distributed.DistBackendError: [3] is setting up NCCL communicator and retrieving "
+                          "ncclUniqueId from [0] via c10d key-value store",
+    "torchvision-ops-not-loaded": "RuntimeError: Couldn't load custom C++ ops. This can happen if your PyTorch and "
+                                  "torchvision versions are incompatible, or if you had errors while compiling",
+    "companion-cuda-differs": "RuntimeError: Detected that PyTorch and TorchAudio were compiled with different CUDA "
+                              "versions. PyTorch has CUDA version 11.8 whereas TorchAudio has CUDA version 11.7.",
+    "yolo-cuda-unavailable": "AssertionError: CUDA unavailable, invalid device 0 requested",
+    "bnb-int8-matmul-unsupported": "Exception: Your GPU does not support Int8 Matmul!",
+    "windows-paging-file-too-small": "OSError: [WinError 1455] The paging file is too small for this operation to "
+                                     "complete.",
+    "jax-cuda-lib-older-than-built": "CUDA backend failed to initialize: Found cuBLAS version 120103, but JAX was "
+                                     "built against version 120205, which is newer.",
+    "onnxruntime-provider-requires": "[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 "
+                                     "CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider. "
+                                     "Require cuDNN 8.* and CUDA 12.*. Please install all dependencies",
+    "paddle-cudnn-not-loaded": "Error: Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion at "
+                               "(/paddle/paddle/fluid/platform/dynload/cudnn.cc:63)",
+    "lightning-gpus-requested-none-available": "pytorch_lightning.utilities.exceptions.MisconfigurationException: "
+                                               "GPUs requested but none are available.",
+    "cupy-several-packages": "  CuPy may not function correctly because multiple CuPy packages are installed",
+    "fp8-scaled-mm-unsupported": "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute "
+                                 "capability >= 9.0 or 8.9, or ROCm MI300+",
+    "triton-fp8-type-unsupported": "ValueError(\"type fp8e4nv not supported in this architecture. The supported fp8 "
+                                   "dtypes are ('fp8e4b15', 'fp8e5')\")",
+    "rapids-needs-newer-gpu": "UserWarning: A GPU with NVIDIA Pascal™ (Compute Capability 6.0) or newer architecture is "
+                              "required.",
+    "numba-toolkit-unsupported": "UserWarning: CUDA Toolkit 10.1 is unsupported by Numba - 11.0 is the minimum "
+                                 "required version.",
+    "python-32-bit-on-windows": "Python 3.10.7 (tags/v3.10.7:6cc6b13, Sep  5 2022, 13:51:36) [MSC v.1933 32 bit "
+                                "(Intel)]",
+    "app-fp8-needs-newer-gpu": "ERROR: FP8 models require a GPU with Compute Capability 8.9 or higher (e.g., RTX "
+                               "4090). Your GPU's capability is 8.6. Please select a non-FP8 model.",
+    "paddle-cudnn-version-differs": "WARNING: device: 0. The installed Paddle is compiled with CUDNN 7.6, but CUDNN "
+                                    "version in your machine is 7.3, which may cause serious incompatible bug.",
+    "paddle-cudnn-header-library-unmatched": "Check failed: (cudnn_cuh_major < 4 && cudnn_dso_major < 4) || "
+                                             "(cudnn_cuh_major == cudnn_dso_major) [cudnn init] libcudnn v7 "
+                                             "with header v6 unmatched!",
+    "paddle-gpu-arch-not-in-wheel": "W0312 10:01:02.123 gpu_resources.cc:96] The GPU architecture in your current "
+                                    "machine is Maxwell, which is not compatible with Paddle installation with arch: "
+                                    "60 61 70 75 80 86 , it is recommended to install the corresponding wheel package",
+    "paddle-cuda-version-differs": "WARNING: device: 0. The installed Paddle is compiled with CUDA 10.2, but CUDA "
+                                   "runtime version in your machine is 10.0, which may cause serious incompatible bug.",
+    "uv-no-wheel-for-platform": "hint: torch==2.4.1 @ registry+https://pypi.org/simple can't be installed because "
+                                "it doesn't have a source distribution or wheel for the current platform",
+    "rvc-no-nvidia-gpu-found": "没有发现支持的N卡, 使用CPU进行推理",
+    "nvidia-smi-not-found": "/aio/entrypoint.sh: line 52: nvidia-smi: command not found",
+    "a1111-incompatible-python": "INCOMPATIBLE PYTHON VERSION",
+    "torch-library-missing-for-extension": "OSError: libtorch_cuda_cpp.so: cannot open shared object file: No such "
+                                           "file or directory",
+    "pip-resolver-gpu-conflict": "torch 2.1.1 requires nvidia-cudnn-cu12==8.9.2.26; platform_system == \"Linux\" "
+                                 "and platform_machine == \"x86_64\", but you have nvidia-cudnn-cu12 9.5.1.17 which "
+                                 "is incompatible.",
+}
