@@ -182,3 +182,13 @@ def test_the_one_cuda_a_paste_names_that_cannot_compile_for_the_gpu_is_warned_of
     category = "arch-too-new-for-cuda" if found is True else found
     assert [(f.category, f.severity.value) for f in report.findings if f.code == "GD817"] == \
         ([(category, "warning")] if category else [])
+
+
+@pytest.mark.parametrize("toolkit, category", [
+    ("Cuda compilation tools, release 11.8, V11.8.89\n", "arch-not-in-build"),  # 11.8 targets sm_37: the flags left it out
+    ("Cuda compilation tools, release 12.4, V12.4.131\n", "arch-dropped"),  # CUDA 12 cannot target a K80 at all
+])
+def test_no_kernel_image_from_a_program_the_reporter_compiled_is_judged_against_the_toolkit(toolkit, category):
+    paste = ("$ nvcc --version\n" + toolkit + "$ nvcc vector_add.cu -o vector_add && ./vector_add\n"
+             "GPU: Tesla K80\nCUDA error: no kernel image is available for execution on the device\n")
+    assert _categories(paste, "GD801") == [category]

@@ -50,8 +50,8 @@ def arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> str
     if ccs and low and high and reads.get("torch.cc_max") and all(low <= c and c.major == high.major for c in ccs):
         return "arch-in-range"
     if ccs and low is None and high is None and m is not None:
-        return _against_stated_cuda(ccs, s, m) or _against_the_drivers_builds(ccs, s, m) \
-            or _against_current_builds(ccs, m)
+        return _against_stated_cuda(ccs, s, m) or _own_build(ccs, s, reads, m) \
+            or _against_the_drivers_builds(ccs, s, m) or _against_current_builds(ccs, m)
     return "arch-not-in-build"
 
 
@@ -68,6 +68,21 @@ def _against_stated_cuda(ccs: list, s: Snapshot, m: Matrices) -> str | None:
         return "arch-dropped"
     if all(c.major > max(e.cc for e in entries).major for c in ccs):
         return "arch-too-new-for-cuda"
+    return None
+
+
+def _own_build(ccs: list, s: Snapshot, reads: dict[str, str], m: Matrices) -> str | None:
+    """The reporter compiled the program with nvcc, and that toolkit can target the GPU:
+    the binary lacks the GPU's code because of its arch flags (a CUDA 11 nvcc without
+    -arch on a K80). None where the paste shows no such build."""
+    if "nvcc.compiles_cu" not in reads:
+        return None
+    toolkits = {rt.nvcc or rt.version for rt in s.cuda_runtimes or () if rt.kind != "driver"} - {None}
+    for cuda in toolkits:
+        entries = parse_arch_list(m.arch_support(cuda))
+        if entries and all(min(e.cc for e in entries) <= c for c in ccs) \
+                and all(c.major <= max(e.cc for e in entries).major for c in ccs):
+            return "arch-not-in-build"
     return None
 
 

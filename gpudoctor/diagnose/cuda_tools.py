@@ -1,14 +1,18 @@
-"""CUDA toolkit output: `nvcc --version` and the deviceQuery sample."""
+"""CUDA toolkit output: `nvcc --version`, an nvcc compile command, and the deviceQuery sample."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from gpudoctor.diagnose.collect import Facts
+from gpudoctor.diagnose.collect import Facts, Read
 from gpudoctor.diagnose.paste import Paste
 
 _NVCC = re.compile(r"Cuda compilation tools, release (\d{1,2}\.\d{1,2}), V(\d{1,2}\.\d{1,2}\.\d{1,4})")
+# The reporter compiled a .cu file with nvcc: a "no kernel image" then is the build's own arch
+# flags (nvcc without -arch compiles for its default architecture only), when the toolkit
+# could target the GPU.
+_NVCC_COMPILE = re.compile(r"(?:^|[\s$#>`!])nvcc(?:\.exe)?\s[^\n]{0,200}?\S+\.cu\b", re.M)
 _DQ_DEVICE = re.compile(r'^Device (\d{1,2}): "([^"\n]{1,100})"', re.M)
 _DQ_DRIVER = re.compile(r"CUDA Driver Version / Runtime Version\s{1,40}(\d{1,2}\.\d{1,2}) / (\d{1,2}\.\d{1,2})")
 _DQ_CC = re.compile(r"CUDA Capability Major/Minor version number:\s{1,40}(\d{1,2}\.\d)")
@@ -20,6 +24,9 @@ def parse(p: Paste, f: Facts) -> None:
         f.saw("nvcc --version")
         f.runtime(version=m.group(2), path="(nvcc on PATH)", kind="toolkit", source=p.where("nvcc --version", m.start()),
                   nvcc=m.group(2))
+    for m in p.scan(_NVCC_COMPILE, "nvcc"):
+        f.extra_reads.append(Read("nvcc.compiles_cu", m.group(0).strip()[:120], p.where("nvcc command", m.start())))
+        break
     for m in _DQ_DEVICE.finditer(p.text):
         f.saw("deviceQuery")
         src = p.where("deviceQuery", m.start())
