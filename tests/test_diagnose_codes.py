@@ -353,3 +353,13 @@ def test_a_cuda_library_jax_cannot_load_at_all_is_a_missing_library():
     paste = ("  File \"/env/lib/python3.11/site-packages/jax_plugins/xla_cuda12/__init__.py\", line 139, in _version_check\n"
              "RuntimeError: Unable to load cuSPARSE. Is it installed?\n")
     assert _categories(paste, "GD807") == ["cudnn-missing"]
+
+
+@pytest.mark.parametrize("script, category", [
+    ("import torch\nimport jax.numpy as jnp\n", "library-conflict"),  # torch's cuDNN is loaded first
+    ("import jax.numpy as jnp\n", "cudnn-version-mismatch"),
+])
+def test_jaxs_cudnn_mismatch_beside_torch_in_one_script_is_two_libraries_loading_cudnn(script, category):
+    paste = script + ("E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:439] Loaded runtime CuDNN library: 8.5.0 "
+                      "but source was compiled with: 8.6.0.\n")
+    assert _categories(paste, "GD806") == [category]

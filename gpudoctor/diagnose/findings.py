@@ -65,6 +65,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             category = _library_not_loaded_category(sig.text, entry.frameworks, d.snapshot) or category
         if _other_cudnn_major_shown(sig.text, sig.source, d.snapshot):
             category = "cudnn-version-mismatch"
+        torch_first = next((r for r in d.reads if r.fact == "torch.imported"), None) \
+            if entry.id in ("cudnn-version-mismatch-jax", "cudnn-version-mismatch-tf") else None
         if entry.code == "GD805" and _cudnn_major_without_the_cuda(sig.text, d.snapshot, m):
             category = "framework-cuda-mismatch"
         other = _framework_with_another_cudnn_major(sig.text, d.snapshot) if entry.code == "GD805" else None
@@ -84,6 +86,11 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
         if category == "library-conflict" and other is not None:
             extra = [Evidence(f"{other.name}.cudnn", str(other.cudnn.value), other.cudnn.source)]
             fix = TWO_CUDNN_MAJORS_FIX
+        if torch_first is not None:
+            # torch in the same process loads its wheels' cuDNN; JAX/TF then find that one
+            category = "library-conflict"
+            extra = [Evidence("torch.imported", torch_first.value, torch_first.source)]
+            fix = TORCH_CUDNN_FIRST_FIX
         shadow = _cudnn_loaded_from_library_path(d.snapshot) if entry.code == "GD806" else None
         on_path = _cuda_dirs_on_library_path(d) if entry.code == "GD806" and shadow is None else None
         if shadow is not None:
@@ -246,6 +253,13 @@ def _bundles_its_cudnn(text: str, s: Snapshot) -> bool:
     "PyTorch already comes bundled with cuDNN"), and the paste shows that framework."""
     return "pytorch was compiled" in text.lower() or any(fw.name in OWN_CUDNN and fw.deep is not None
                                                           and fw.deep.cudnn_runtime for fw in s.frameworks or ())
+
+
+TORCH_CUDNN_FIRST_FIX = Fix(
+    "torch in the same process loaded the cuDNN of its own wheels first, and cuDNN is loaded once per process: "
+    "import JAX or TensorFlow before torch, give both one cuDNN (install the nvidia-cudnn wheel both accept), or run "
+    "them in separate processes. (source: a JAX maintainer, https://github.com/jax-ml/jax/issues/19004)",
+    ("pip list | grep -i -E 'torch|jax|tensorflow|nvidia-cudnn'",))
 
 
 TWO_CUDNN_MAJORS_FIX = Fix(

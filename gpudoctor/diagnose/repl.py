@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import re
 
-from gpudoctor.diagnose.collect import STATED, TOOL, Facts
+from gpudoctor.diagnose.collect import STATED, TOOL, Facts, Read
 from gpudoctor.diagnose.paste import Paste
 from gpudoctor.matrices.framework_queries import cudnn_text
 
@@ -73,8 +73,16 @@ def _said(p: Paste, f: Facts) -> None:
         _fact(f, key, m.group(2).lower() == "true", p.where("free text", m.start(), claim=False), STATED)
 
 
+# A script or session that imports torch: in one process with JAX or TensorFlow, torch loads
+# the cuDNN of its own wheels, and whichever library loads cuDNN first decides which one runs.
+_IMPORTS_TORCH = re.compile(r"^[ \t]*(?:>>>[ \t]*|In \[\d+\]:[ \t]*)?(?:import torch\b|from torch(?:\.\w+)* import\b)", re.M)
+
+
 def parse(p: Paste, f: Facts) -> None:
     _said(p, f)
+    for m in p.scan(_IMPORTS_TORCH, "torch"):
+        f.extra_reads.append(Read("torch.imported", m.group(0).strip(), p.where("script", m.start())))
+        break
     bare = "()\n" in p.text or "__\n" in p.text or ".cuda\n" in p.text
     if ">>>" not in p.text and "In [" not in p.text and "print(" not in p.text and not bare:
         return
