@@ -192,3 +192,16 @@ def test_no_kernel_image_from_a_program_the_reporter_compiled_is_judged_against_
     paste = ("$ nvcc --version\n" + toolkit + "$ nvcc vector_add.cu -o vector_add && ./vector_add\n"
              "GPU: Tesla K80\nCUDA error: no kernel image is available for execution on the device\n")
     assert _categories(paste, "GD801") == [category]
+
+
+@pytest.mark.parametrize("paste", [
+    "GPU: NVIDIA GeForce GT 740M\n",  # build unknown: below every current build whichever board it is
+    "GPU: NVIDIA GeForce GT 640, torch 2.5.1+cu124\n",  # the build starts at sm_50
+])
+def test_no_kernel_image_on_a_name_sold_as_several_boards_all_too_old_is_arch_dropped(paste):
+    from gpudoctor.diagnose import read_paste as read
+    m = load_matrices(overlay=None)
+    d = read(paste, matrices=m)
+    assert [g.compute_capability for g in d.snapshot.gpus] == [None]  # no board is taken for the name
+    paste += "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    assert _categories(paste, "GD801") == ["arch-dropped"]

@@ -134,3 +134,14 @@ def test_fermi_notebook_parts_never_take_the_desktop_namesakes_capability(name: 
     # The GTX 670M/675M and Quadro 4000M are Fermi notebook chips, not the Kepler GTX 670 or the GF100 Quadro 4000.
     family = M.gpu_family(name)
     assert family is None or family.compute_capability.startswith("2.")
+
+
+SHARED = M.table("gpus", "shared_name")
+
+
+@pytest.mark.parametrize("row", SHARED, ids=lambda r: r.pattern)
+def test_a_shared_name_is_no_family_and_gives_no_compute_capability(row) -> None:
+    for name in row.examples:
+        assert M.gpu_shared_name(name) == row, name
+        assert M.gpu_family(name) is None and M.gpu(name) is None, name
+    assert list(row.compute_capabilities) == sorted(row.compute_capabilities, key=float) and len(row.compute_capabilities) > 1

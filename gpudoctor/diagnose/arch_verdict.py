@@ -14,12 +14,26 @@ from gpudoctor.snapshot import Snapshot
 from gpudoctor.versions import compute_capability, cuda_version
 
 
-def gpus_older_than_the_cuda(s: Snapshot, m: Matrices | None, cudas: list | None = None) -> bool:
+def newest_ccs(s: Snapshot, reads: dict[str, str]) -> list | None:
+    """Per GPU its compute capability, or for a name sold as boards of several
+    (a GT 640) the newest of them: an upper bound, good for "older than" only.
+    None where a GPU has neither."""
+    out = []
+    for g in s.gpus or ():
+        cc = compute_capability(g.compute_capability) or compute_capability(reads.get(f"gpu.cc_newest.{g.name}"))
+        if cc is None:
+            return None
+        out.append(cc)
+    return out
+
+
+def gpus_older_than_the_cuda(s: Snapshot, m: Matrices | None, cudas: list | None = None,
+                             reads: dict[str, str] | None = None) -> bool:
     """Whether every GPU is older than every architecture the paste's CUDA (a
     toolkit, or a framework build's CUDA) compiles for: that CUDA has no code
     for the GPU, so a newer driver would only trade the driver error for a
     missing-kernel one (a Quadro 600, Fermi, under CUDA 11)."""
-    ccs = [compute_capability(g.compute_capability) for g in s.gpus or ()]
+    ccs = newest_ccs(s, reads or {}) or []
     if cudas is None:  # the CUDAs the paste shows; a caller may name the one that matters instead
         cudas = [rt.nvcc or rt.version for rt in s.cuda_runtimes or () if rt.kind != "driver"]
         cudas += [fw.cuda.value for fw in s.frameworks or () if fw.cuda.known]
@@ -52,6 +66,11 @@ def arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> str
     if ccs and low is None and high is None and m is not None:
         return _against_stated_cuda(ccs, s, m) or _own_build(ccs, s, reads, m) \
             or _against_the_drivers_builds(ccs, s, m) or _against_current_builds(ccs, m)
+    bounds = newest_ccs(s, reads) if not ccs else None
+    if bounds and (all(b < low for b in bounds) if low else m is not None and "arch-dropped" in (
+            _against_stated_cuda(bounds, s, m), _against_the_drivers_builds(bounds, s, m),
+            _against_current_builds(bounds, m))):
+        return "arch-dropped"  # every board the name is sold as is older than the build or the CUDA
     return "arch-not-in-build"
 
 

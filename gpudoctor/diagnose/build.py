@@ -120,6 +120,11 @@ def complete(f: Facts, m: Matrices | None) -> None:
                 elif family is not None:
                     draft.fields["compute_capability"] = Value(
                         family.compute_capability, f"gpudoctor GPU families: {family.arch} ({family.source})", DERIVED)
+                elif (shared := m.gpu_shared_name(draft.name.value)) is not None:
+                    # No compute capability, only the newest the name is sold with: a bound
+                    f.extra_reads.append(Read(f"gpu.cc_newest.{draft.name.value}", max(shared.compute_capabilities),
+                                              f"gpudoctor GPU table: {draft.name.value} is sold with compute capability "
+                                              f"{', '.join(shared.compute_capabilities)} ({shared.source})"))
 
 
 def _torch_from_matrices(f: Facts, m: Matrices) -> None:

@@ -273,7 +273,7 @@ def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices |
     if code == "GD801":
         found = arch_category(d.snapshot, {r.fact: r.value for r in d.reads}, m)
         return entry_category if found == "arch-not-in-build" and entry_category else found
-    if code == DRIVER_INSUFFICIENT and gpus_older_than_the_cuda(d.snapshot, m):
+    if code == DRIVER_INSUFFICIENT and gpus_older_than_the_cuda(d.snapshot, m, reads={r.fact: r.value for r in d.reads}):
         return "arch-dropped"  # the CUDA dropped the GPU: upgrading the driver cannot help
     if code == DRIVER_INSUFFICIENT and _boundary(d.snapshot) == "container-no-gpu" and _driver_runs_what_is_asked(d, m):
         # The host driver runs every CUDA the paste asks for: the runtime inside found no driver at all.

@@ -176,6 +176,12 @@ class Matrices(FrameworkQueries):
         found = gpu_names.families_of(self.table("gpus", "family"), name)
         return found[0] if len(found) == 1 else None
 
+    def gpu_shared_name(self, name: str) -> r.GpuSharedName | None:
+        """The boards of different compute capabilities a name is sold as, when no row
+        or family answers for it ('GeForce GT 640'); None otherwise."""
+        found = gpu_names.families_of(self.table("gpus", "shared_name"), name)  # same matching as families
+        return found[0] if len(found) == 1 else None
+
     def _rank_gpus(self, name: str, memory_gb: float | None) -> list[tuple[int, r.GpuModel]]:
         key = (name, memory_gb)
         if key not in self._ranked:  # rules and install planning ask about the same few names often

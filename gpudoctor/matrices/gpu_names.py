@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from typing import TypeVar
 
 from gpudoctor.matrices import records as r
 from gpudoctor.frozen import frozen
@@ -104,13 +105,16 @@ def rank(gpus: Sequence[r.GpuModel], words_of_rows: Sequence[tuple[int, list[str
     return [(scores[i][0], gpus[i]) for i in sorted(scores, key=order)]
 
 
+_Patterned = TypeVar("_Patterned", "r.GpuFamily", "r.GpuSharedName")
+
+
 @functools.lru_cache(maxsize=64)
 def _compiled(pattern: str) -> re.Pattern:
     return re.compile(pattern)
 
 
-def families_of(families: Sequence[r.GpuFamily], name: str) -> list[r.GpuFamily]:
-    """Every family whose pattern matches the name (the data keeps them exclusive)."""
+def families_of(families: Sequence[_Patterned], name: str) -> list[_Patterned]:
+    """Every family (or shared name) whose pattern matches the name (the data keeps them exclusive)."""
     key = normalise(name)
     return [f for f in families if _compiled(f.pattern).search(key)]
 

@@ -26,6 +26,7 @@ MODULES = {
     "ArchDriver": "cuda",
     "GpuModel": "gpus",
     "GpuFamily": "gpus",
+    "GpuSharedName": "gpus",
     "PrecisionSupport": "gpus",
     "TorchRelease": "torch",
     "TorchBuild": "torch",
@@ -57,6 +58,7 @@ __all__ = [
     "GpuFamily",
     "GpuLibrary",
     "GpuModel",
+    "GpuSharedName",
     "Image",
     "JaxRelease",
     "MigShare",
@@ -70,7 +72,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from gpudoctor.matrices.records.cuda import ArchDriver, ArchSupport, CudaToolkit, DriverBranch, MinorCompat
-    from gpudoctor.matrices.records.gpus import GpuFamily, GpuModel, PrecisionSupport
+    from gpudoctor.matrices.records.gpus import GpuFamily, GpuModel, GpuSharedName, PrecisionSupport
     from gpudoctor.matrices.records.torch import TorchBuild, TorchRelease
     from gpudoctor.matrices.records.tensorflow import TensorflowRelease
     from gpudoctor.matrices.records.jax import JaxRelease

@@ -31,6 +31,19 @@ class GpuModel:
 
 
 @frozen
+class GpuSharedName:
+    """gpus.toml [[shared_name]]: a model name sold as boards of different compute
+    capabilities (a GT 640: GF116, GK107, GK208). It gives no compute capability, only
+    the newest of them: a GPU older than a build or a CUDA whichever board it is."""
+
+    pattern: str
+    compute_capabilities: tuple[str, ...]  # every one the name is sold with, oldest first
+    examples: tuple[str, ...]
+    source: str
+    note: str = ""
+
+
+@frozen
 class GpuFamily:
     """gpus.toml [[family]]: the compute capability of a model family, for names
     without a [[gpu]] row. `pattern` is matched against the normalised name."""
