@@ -175,6 +175,9 @@ def test_the_rapids_release_offered_is_one_that_runs_the_gpu(gpu, offered):
     ("RTX 3090, CUDA 10.0, torch 1.7.1+cu110\n", None),  # the build's CUDA decides, and 11.0 reaches sm_80
     ("GeForce GTX 1080 with CUDA 10.0\n", None),
     ("a GeForce GTX 1080 with CUDA 13.0 installed\n", "arch-dropped"),  # CUDA 13 starts at sm_75
+    # two CUDAs named that agree: both start above the GTX 1080's sm_61
+    ("a GTX 1080; support was dropped in CUDA 13.0, and I have CUDA 13.1 installed\n", "arch-dropped"),
+    ("an RTX 3090 with CUDA 10.0 and CUDA 11.8 installed\n", None),  # they disagree: nothing is said
 ])
 def test_the_one_cuda_a_paste_names_that_cannot_compile_for_the_gpu_is_warned_of(paste, found):
     m = load_matrices(overlay=None)

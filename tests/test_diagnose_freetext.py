@@ -88,6 +88,7 @@ def test_a_bare_wheel_tag_needs_a_line_of_its_own(text):
     ("on a system with a NVidia 8400 GS. But catkin fails", "NVidia 8400 GS", "1.1"),  # no GeForce, GS
     ("I have a GeForce 9600M GT", "GeForce 9600M GT", "1.1"),
     ("GPU: GeForce 8800 GTX", "GeForce 8800 GTX", "1.0"),  # one GPU, not a second "GTX 8800"
+    ("I have an old K2000 in my desktop PC", "Quadro K2000", "3.0"),  # a Quadro typed without its line
 ])
 def test_gpu_names_as_typed(text, name, cc):
     s = snap(text)

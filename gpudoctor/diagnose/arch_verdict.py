@@ -151,20 +151,18 @@ def stated_cuda_cannot_target_gpu(d: Diagnosis, m: Matrices, findings: list[Find
     if any(fw.cuda.known for fw in s.frameworks or ()):
         return []
     stated = [rt for rt in s.cuda_runtimes or () if rt.kind != "driver" and (rt.nvcc or rt.version)]
-    versions = {rt.nvcc or rt.version for rt in stated}
     ccs = [cc for cc in (compute_capability(g.compute_capability) for g in s.gpus or ()) if cc is not None]
-    if len(versions) != 1 or not ccs or len(ccs) != len(s.gpus or ()):
+    if not stated or not ccs or len(ccs) != len(s.gpus or ()):
         return []
-    cuda = str(versions.pop())
-    can = [c for c in map(compute_capability, m.arch_support(cuda)) if c]
-    if not can:
+    # Several CUDAs named ("dropped in CUDA 11.1 … I have 11.2") decide only where they agree.
+    verdicts = {_cannot_target(ccs, m.arch_support(rt.nvcc or rt.version)) for rt in stated}
+    verdict = verdicts.pop() if len(verdicts) == 1 else None
+    if verdict is None:
         return []
-    if all(c.major > max(can).major for c in ccs):
-        category, what, bound = "arch-too-new-for-cuda", "it predates the GPU's architecture", max(can)
-    elif all(c < min(can) for c in ccs):
-        category, what, bound = "arch-dropped", "it dropped the GPU's architecture", min(can)
-    else:
-        return []
+    category, can = verdict
+    what, bound = ("it predates the GPU's architecture", max(can)) if category == "arch-too-new-for-cuda" \
+        else ("it dropped the GPU's architecture", min(can))
+    cuda = str(stated[0].nvcc or stated[0].version)
     if any(f.category == category for f in findings):
         return []
     gpu, sm = next(g for g in s.gpus or ()), ccs[0].sm
@@ -176,3 +174,14 @@ def stated_cuda_cannot_target_gpu(d: Diagnosis, m: Matrices, findings: list[Find
                   Evidence("cuda", cuda, stated[0].source)],
         fix=Fix(f"Use a CUDA that compiles for {sm} (and a build for it); CUDA {cuda} {reach} {bound.sm}. "
                 "(source: gpudoctor/matrices/cuda.toml)", ("nvidia-smi", "nvcc --version", "gpudoctor install torch")))]
+
+
+def _cannot_target(ccs: list, sms: tuple[str, ...]) -> tuple[str, tuple] | None:
+    """("arch-too-new-for-cuda" | "arch-dropped", what the CUDA targets) where a CUDA that
+    compiles for `sms` can target none of the GPUs; None where it can, or is unknown."""
+    can = tuple(c for c in map(compute_capability, sms) if c)
+    if can and all(c.major > max(can).major for c in ccs):
+        return "arch-too-new-for-cuda", can
+    if can and all(c < min(can) for c in ccs):
+        return "arch-dropped", can
+    return None

@@ -183,7 +183,9 @@ _GPU_FAMILY = re.compile(  # (?<![A-Za-z0-9_]) rather than \b: "显卡是RTX3060
     r"(?:[ \t](?:NX|Nano))?|GeForce[ \t]\d{3}M[X]?"
     r"|(?:GeForce|NVIDIA)[ \t][89]\d00[ \t]?M?[ \t]?(?:GTX|GTS|GSO|GT|GS|GE|SE|G)\b\+?"  # "9500 GT", "8400 GS"
     r")(?![A-Za-z0-9_-])", re.I)  # ASCII: "k40m的显卡" ends the name
-_GPU_SHORT = re.compile(r"\b(T4|L4|L40S?|L20|A10G?|A30|A40|A16|A2|P40|P4|A[2-6]000|RTX[ \t]A[2-6]000)\b")
+_GPU_SHORT = re.compile(r"\b(T4|L4|L40S?|L20|A10G?|A30|A40|A16|A2|P40|P4|A[2-6]000|RTX[ \t]A[2-6]000|"
+                        r"K(?:420|600|620|1200|2000|2200|4000|4200|5000|5200|6000))\b")
+_QUADRO_K = re.compile(r"K\d{3,4}")  # a Kepler/Maxwell Quadro typed without its line: "an old K2000"
 # A trailing capital S is the SUPER ("2080S"), a small one a plural ("dual 3090s").
 # GTX 7xx/9xx are three digits, a shape too common in prose to take without their Ti ("a 750 ti", "980ti").
 _GPU_NUMBER = re.compile(r"(?<![A-Za-z0-9_.$#:/-])((?:[2-5]0[5-9]0|1[06][3-8]0)(?:[ \t]?(?i:ti|super|d)|S)?|"
@@ -218,8 +220,8 @@ def gpu_names(text: str) -> list[str]:
     taken = [m.span() for m in _GPU_FAMILY.finditer(text)]
     context = bool(_GPU_CONTEXT.search(text))
     if context:
-        names += [_with_prefix(text, m.start(), m.group(1)) for m in _GPU_SHORT.finditer(text)
-                  if not any(a <= m.start() < b for a, b in taken)]
+        names += [_with_prefix(text, m.start(), "Quadro " + m.group(1) if _QUADRO_K.fullmatch(m.group(1)) else m.group(1))
+                  for m in _GPU_SHORT.finditer(text) if not any(a <= m.start() < b for a, b in taken)]
     # A model number with its Ti or SUPER is a GPU anywhere ("would a 750 ti do?"); a bare one
     # only where the line speaks of hardware.
     for m in (*_GPU_NUMBER.finditer(text), *_GPU_NUMBER_AFTER_COLON.finditer(text)):
