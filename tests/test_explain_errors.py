@@ -275,6 +275,8 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
                                 "of gpu are present. Platforms present are: cpu"),
     ("mxnet-not-compiled-with-cuda", "Compile with USE_CUDA=1 to enable GPU usage"),
     ("flash-attn-ampere-required", "Flash attention doesn't support any GPU lower than ampere."),
+    ("no-cuda-device", "what():  #owl: no CUDA capable devices found!"),
+    ("no-cuda-device", "Error: No CUDA-capable devices were detected"),
     ("nvrtc-arch-unknown", "[CUDA] Error gpu 0: <src/CudaCryptonightR_gen.cpp>:224 \"NVRTC_ERROR_INVALID_OPTION\""),
     ("kernel-module-missing", "modprobe: FATAL: Module nvidia not found."),  # kmod without the directory part
     ("kernel-module-missing", "modprobe: FATAL: Module nvidia-uvm not found in directory /lib/modules/5.4.0-42-generic"),
