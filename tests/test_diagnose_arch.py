@@ -208,3 +208,10 @@ def test_no_kernel_image_on_a_name_sold_as_several_boards_all_too_old_is_arch_dr
     assert [g.compute_capability for g in d.snapshot.gpus] == [None]  # no board is taken for the name
     paste += "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
     assert _categories(paste, "GD801") == ["arch-dropped"]
+
+
+@pytest.mark.parametrize("gpu, last", [("Quadro K2000", "CUDA 10.2 for sm_30"), ("Tesla K80", "CUDA 11.8 for sm_37"),
+                                       ("GeForce GTX 1080", "CUDA 12.9 for sm_61")])
+def test_a_toolkit_too_new_for_the_gpu_names_the_last_toolkit_that_targets_it(gpu, last):
+    found = [f for f in _findings(f"GPU: {gpu}\nCuda compilation tools, release 13.0, V13.0.48\n") if f.code == "GD305"]
+    assert len(found) == 1 and last in found[0].fix.text

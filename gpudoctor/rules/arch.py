@@ -21,7 +21,7 @@ from gpudoctor.matrices import companion_queries as q
 from gpudoctor.rules.fixes import reinstall_fix
 from gpudoctor.rules.rule import Findings, Rule, rule
 from gpudoctor.snapshot import Framework, Gpu, Snapshot
-from gpudoctor.versions import compute_capability
+from gpudoctor.versions import compute_capability, cuda_version
 
 FAMILY = "arch"
 
@@ -177,9 +177,15 @@ def toolkit_cannot_target(s: Snapshot, m: Matrices) -> Findings:
                 evidence=[gpu_evidence(g), ev_value("toolkit.sm", ", ".join(targets), "matrices/cuda.toml arch_support"),
                           ev_value("toolkit.version", rt.nvcc or rt.version, rt.source)],
                 fix=Fix("Extensions and programs you build here will have no kernels for this GPU. Use the newest "
-                        "toolkit that still targets it (CUDA 12.x for Maxwell, Pascal and Volta; 11.8 for Kepler).",
+                        f"toolkit that still targets it{_last_toolkit_for(cc, m)}.",
                         ("# https://developer.nvidia.com/cuda-toolkit-archive",)),
             )
+
+
+def _last_toolkit_for(cc, m: Matrices) -> str:
+    """': CUDA 10.2 for sm_30' — the newest toolkit of the matrices that compiles for the GPU."""
+    fits = [cv for t in m.toolkits if (cv := cuda_version(t.version)) and cc.sm in m.arch_support(cv)]
+    return f": CUDA {max(fits).major}.{max(fits).minor} for {cc.sm}" if fits else ""
 
 
 @rule("GD306", "gpu-older-than-current-builds", "arch-dropped", Severity.WARNING,
