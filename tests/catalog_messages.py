@@ -23,6 +23,7 @@ MESSAGES = {
     "opencv-dnn-no-cuda-backend": "[ WARN:0@2.5] global net_impl.cpp:174 setUpNet DNN module was not built with CUDA "
                                   "backend; switching to CPU",
     "jax-python-version-guard": "ERROR: JAX requires Python 3.9 or newer, found  (3, 8)",
+    "gpu-fails-behind-riser": "It works in the motherboard slot, but the GPU is not detected when using the riser.",
     "jax-unknown-backend-gpu": "RuntimeError: Unknown backend gpu",
     "mxnet-not-compiled-with-cuda": "mxnet.base.MXNetError: [16:53:11] src/storage/storage.cc:43: Please compile with "
                                     "CUDA enabled",

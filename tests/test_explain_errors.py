@@ -25,7 +25,8 @@ def test_catalogue_has_at_least_120_sourced_entries():
 def test_every_printed_message_cites_the_source_that_prints_it():
     # Only free-text complaints have no framework source that prints them.
     missing = {e.id for e in load_catalog() if not e.printed_by}
-    assert missing == {"gpu-utilization-low", "wsl-linux-driver-installed", "gpu-not-detected-statement"}
+    assert missing == {"gpu-utilization-low", "wsl-linux-driver-installed", "gpu-not-detected-statement",
+                       "gpu-fails-behind-riser"}
     assert all(u.startswith("https://") for e in load_catalog() for u in e.printed_by)
 
 
@@ -65,6 +66,8 @@ def test_deepspeed_accepted_minor_mismatch_is_not_an_error():
     "If the program crashed, restart the machine",
     "Once the machine restarts, run it again",
     "the node restarts the pod",
+    "I ordered new risers for the rig",  # a riser named, nothing failing
+    "regularisers failed to converge",  # no riser at all
     # a package that is no GPU package (a typo, an internal name) says nothing of the GPU environment
     "ERROR: No matching distribution found for torchx-nightly-internal2",
     "ERROR: No matching distribution found for numbalib",
@@ -277,6 +280,8 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("flash-attn-ampere-required", "Flash attention doesn't support any GPU lower than ampere."),
     ("no-cuda-device", "what():  #owl: no CUDA capable devices found!"),
     ("no-cuda-device", "Error: No CUDA-capable devices were detected"),
+    ("gpu-fails-behind-riser", "But the GC does not seem to be seen by nvidia-smi when using the riser:"),
+    ("gpu-fails-behind-riser", "the PCIe riser for card 3 keeps failing after an hour"),
     ("nvrtc-arch-unknown", "[CUDA] Error gpu 0: <src/CudaCryptonightR_gen.cpp>:224 \"NVRTC_ERROR_INVALID_OPTION\""),
     ("kernel-module-missing", "modprobe: FATAL: Module nvidia not found."),  # kmod without the directory part
     ("kernel-module-missing", "modprobe: FATAL: Module nvidia-uvm not found in directory /lib/modules/5.4.0-42-generic"),
