@@ -184,6 +184,11 @@ def test_explain_reads_stdin():
     assert res.exit_code == 0 and "CUDA_LAUNCH_BLOCKING=1" in res.stdout
 
 
+def test_explain_reads_a_cuda_error_given_only_by_its_number():
+    res = invoke("explain", "--no-probe", "Error: CUDA error 209 at kernel.cu:52")
+    assert res.exit_code == 0 and "GD801" in res.stdout and "cudaErrorNoKernelImageForDevice" in res.stdout
+
+
 def test_explain_code_still_works():
     res = invoke("explain", "gd201")
     assert res.exit_code == 0 and "How to fix" in res.stdout

@@ -66,11 +66,13 @@ def _explain_code(code: str, as_json: bool) -> None:
 
 
 def _explain_error(text: str, as_json: bool, tailor: tuple[str | None, str | None] | None) -> None:
-    from gpudoctor.diagnose.catalog import match_text
+    from gpudoctor.diagnose.catalog import match_text, numbered_matches
     from gpudoctor.render.explain import entry_data, machine_data, render_text
     from gpudoctor.render.json import dumps
 
     matches = match_text(text)
+    matched = {m.line_no for m in matches}  # a line with no match may give its CUDA error by number
+    matches += [n for i, line in enumerate(text.splitlines(), 1) if i not in matched for n in numbered_matches(line, i)]
     seen: set[str] = set()
     unique = [m for m in matches if not (m.entry.id in seen or seen.add(m.entry.id))]
     machine = _machine(tailor, [m.entry for m in unique]) if tailor is not None and unique else None

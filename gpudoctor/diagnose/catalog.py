@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from importlib import resources
 
+from gpudoctor import cuerrors
 from gpudoctor.diagnose.paste import Paste, lower_same_length
 from gpudoctor.findings import CATEGORIES
 from gpudoctor.serde import DataError, from_data
@@ -206,6 +207,17 @@ def match_text(text: str, entries: tuple[ErrorEntry, ...] | None = None, paste: 
                     best[line] = (idx, end)
     return [Match(entries[idx], line, text[starts[line - 1]:end].strip()[:400])
             for line, (idx, end) in sorted(best.items())]
+
+
+def numbered_matches(line: str, line_no: int = 1) -> list[Match]:
+    """The matches of a line that gives a CUDA error only by its number ("CUDA error
+    209 at kernel.cu:12"), read as the runtime's message for that number; the match's
+    text says which message it was read as."""
+    spelled = cuerrors.spelled_out(line)
+    if not spelled:
+        return []
+    text = f"{line.strip()[:300]} ({spelled[0][1]})"
+    return [Match(m.entry, line_no, text) for m in match_text(text)]
 
 
 def _next_line_fits(entry: ErrorEntry, text: str, end: int) -> bool:

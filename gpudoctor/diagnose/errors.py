@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor import cuerrors
-from gpudoctor.diagnose.catalog import match_text
+from gpudoctor.diagnose.catalog import match_text, numbered_matches
 from gpudoctor.diagnose.collect import TOOL, Facts, Read, Signal
 from gpudoctor.diagnose.freetext import gpu_names
 from gpudoctor.diagnose.paste import Paste
@@ -116,11 +115,8 @@ def _numbered(p: Paste, f: Facts, matched_lines: set[int]) -> None:
     spans = {span for needle in ("cuda", "curesult", "cuinit") for span in p.lines_with(needle)}
     for start, end in sorted(spans):
         line_no = p.line_no(start)
-        spelled = cuerrors.spelled_out(p.text[start:end]) if line_no not in matched_lines else None
-        if spelled:
-            text = f"{p.text[start:end].strip()[:300]} ({spelled[0][1]})"
-            for match in match_text(text):
-                _signal(p, f, match.entry, line_no, text)
+        for match in numbered_matches(p.text[start:end], line_no) if line_no not in matched_lines else ():
+            _signal(p, f, match.entry, line_no, match.text)
 
 
 # A reporter's sentence that names a message to set it aside: "I am aware that the
