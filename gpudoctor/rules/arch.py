@@ -158,9 +158,11 @@ def ptx_only(s: Snapshot, m: Matrices) -> Findings:
       "The CUDA toolkit on this machine cannot compile for an older GPU (e.g. CUDA 13 and Pascal).", FAMILY, since="0.1.0")
 def toolkit_cannot_target(s: Snapshot, m: Matrices) -> Findings:
     gpus = need_gpus(s)
+    last: dict = {}
     for rt in s.cuda_runtimes or ():
         if rt.kind != "toolkit" or not (rt.nvcc or rt.version):
             continue
+        last = last or _last_toolkits(m)
         targets = m.arch_support(rt.nvcc or rt.version)
         if not targets:
             continue
@@ -177,15 +179,26 @@ def toolkit_cannot_target(s: Snapshot, m: Matrices) -> Findings:
                 evidence=[gpu_evidence(g), ev_value("toolkit.sm", ", ".join(targets), "matrices/cuda.toml arch_support"),
                           ev_value("toolkit.version", rt.nvcc or rt.version, rt.source)],
                 fix=Fix("Extensions and programs you build here will have no kernels for this GPU. Use the newest "
-                        f"toolkit that still targets it{_last_toolkit_for(cc, m)}.",
+                        f"toolkit that still targets it{_last_toolkit_for(cc, last)}.",
                         ("# https://developer.nvidia.com/cuda-toolkit-archive",)),
             )
 
 
-def _last_toolkit_for(cc, m: Matrices) -> str:
-    """': CUDA 10.2 for sm_30' — the newest toolkit of the matrices that compiles for the GPU."""
-    fits = [cv for t in m.toolkits if (cv := cuda_version(t.version)) and cc.sm in m.arch_support(cv)]
-    return f": CUDA {max(fits).major}.{max(fits).minor} for {cc.sm}" if fits else ""
+def _last_toolkits(m: Matrices) -> dict:
+    """sm -> the newest toolkit of the matrices that compiles for it."""
+    last: dict = {}
+    for t in m.toolkits:
+        cv = cuda_version(t.version)
+        for sm in m.arch_support(cv) if cv else ():
+            if sm not in last or cv > last[sm]:
+                last[sm] = cv
+    return last
+
+
+def _last_toolkit_for(cc, last: dict) -> str:
+    """': CUDA 10.2 for sm_30', from _last_toolkits; '' where no toolkit compiles for it."""
+    cv = last.get(cc.sm)
+    return f": CUDA {cv.major}.{cv.minor} for {cc.sm}" if cv else ""
 
 
 @rule("GD306", "gpu-older-than-current-builds", "arch-dropped", Severity.WARNING,
