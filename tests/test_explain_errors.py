@@ -68,6 +68,7 @@ def test_deepspeed_accepted_minor_mismatch_is_not_an_error():
     "the node restarts the pod",
     "I ordered new risers for the rig",  # a riser named, nothing failing
     "regularisers failed to converge",  # no riser at all
+    "the cuda symbol not found in my notes",  # no CUDA function named
     # a package that is no GPU package (a typo, an internal name) says nothing of the GPU environment
     "ERROR: No matching distribution found for torchx-nightly-internal2",
     "ERROR: No matching distribution found for numbalib",
