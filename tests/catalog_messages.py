@@ -26,6 +26,7 @@ MESSAGES = {
     "gpu-fails-behind-riser": "It works in the motherboard slot, but the GPU is not detected when using the riser.",
     "xla-cudart-stub-symbol-missing": "INTERNAL: CustomCall failed: jaxlib/gpu/prng_kernels.cc:33: operation "
                                       "gpuGetLastError() failed: cudaGetErrorString symbol not found.",
+    "jax-cuda-lib-outdated": "RuntimeError: Outdated cuBLAS installation found.",
     "jax-unknown-backend-gpu": "RuntimeError: Unknown backend gpu",
     "mxnet-not-compiled-with-cuda": "mxnet.base.MXNetError: [16:53:11] src/storage/storage.cc:43: Please compile with "
                                     "CUDA enabled",
