@@ -4,7 +4,7 @@ Numbers and names are those of cuda.h (CUresult) and driver_types.h
 (cudaError_t) of CUDA 13.0; `message` is what cudaGetErrorString returns in
 the CUDA 13.0 runtime (frameworks print it, so it is what we match in their
 error text). The two enums share numbers for every code listed here, except
-35, which only the runtime has. The fixes are gpudoctor's advice.
+35 and 98, which only the runtime has. The fixes are gpudoctor's advice.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ class CudaError:
     """One CUDA error code: its driver and runtime names, message, meaning and fix."""
 
     code: int
-    name: str  # CUresult name; for 35, the runtime's
+    name: str  # CUresult name; for the runtime-only 35 and 98, the runtime's
     runtime_name: str
     message: str  # cudaGetErrorString text
     meaning: str
@@ -71,6 +71,10 @@ _TABLE = (
        "the GPU is in exclusive-process or prohibited compute mode, or another process owns it",
        "Wait for the owning process, or (as an administrator) set the compute mode back to Default.",
        ("nvidia-smi -q -d COMPUTE", "sudo nvidia-smi -c DEFAULT")),
+    _e(98, "cudaErrorInvalidDeviceFunction", "cudaErrorInvalidDeviceFunction", "invalid device function",
+       "the kernel has no code (SASS or PTX) for this GPU's architecture",
+       "Install a build (or rebuild the extension) whose arch list covers the GPU.",
+       ("nvidia-smi --query-gpu=compute_cap --format=csv,noheader",), RUNTIME_API_SOURCE),
     _e(100, "CUDA_ERROR_NO_DEVICE", "cudaErrorNoDevice", "no CUDA-capable device is detected",
        "the driver found no GPU this process may use",
        "Check CUDA_VISIBLE_DEVICES (empty or wrong), that the container was started with GPUs "
@@ -219,32 +223,12 @@ def find_in_text(text: str) -> CudaError | None:
 
 # A CUDA error printed as a bare number ("CUDA error 209 at …", "cuda runtime error (48)",
 # "Check failed: error == cudaSuccess (35 vs. 0)") names the same fault as its message.
-# The runtime renumbered cudaError_t to CUresult's values in CUDA 10.1; before that, its
-# own numbers were these (driver_types.h of CUDA 3.x-10.0). Only numbers that name an
-# environment fault are listed, and none whose old and new meanings differ (36, 4).
-LEGACY_RUNTIME_SOURCE = "driver_types.h of CUDA 10.0 and earlier (enum cudaError)"
-_SPELLED = {
-    8: ("cudaErrorInvalidDeviceFunction", "invalid device function"),  # legacy
-    30: ("cudaErrorUnknown", "unknown error"),  # legacy
-    35: ("cudaErrorInsufficientDriver", "CUDA driver version is insufficient for CUDA runtime version"),
-    38: ("cudaErrorNoDevice", "no CUDA-capable device is detected"),  # legacy
-    39: ("cudaErrorECCUncorrectable", "uncorrectable ECC error encountered"),  # legacy
-    46: ("cudaErrorDevicesUnavailable", "CUDA-capable device(s) is/are busy or unavailable"),
-    47: ("cudaErrorInvalidKernelImage", "device kernel image is invalid"),  # legacy
-    48: ("cudaErrorNoKernelImageForDevice", "no kernel image is available for execution on the device"),  # legacy
-    100: ("cudaErrorNoDevice", "no CUDA-capable device is detected"),
-    200: ("cudaErrorInvalidKernelImage", "device kernel image is invalid"),
-    209: ("cudaErrorNoKernelImageForDevice", "no kernel image is available for execution on the device"),
-    214: ("cudaErrorECCUncorrectable", "uncorrectable ECC error encountered"),
-    218: ("cudaErrorInvalidPtx", "a PTX JIT compilation failed"),
-    221: ("cudaErrorJitCompilerNotFound", "PTX JIT compiler library not found"),
-    222: ("cudaErrorUnsupportedPtxVersion", "the provided PTX was compiled with an unsupported toolchain."),
-    802: ("cudaErrorSystemNotReady", "system not yet initialized"),
-    803: ("cudaErrorSystemDriverMismatch", "system has unsupported display driver / cuda driver combination"),
-    804: ("cudaErrorCompatNotSupportedOnDevice", "forward compatibility was attempted on non supported HW"),
-    999: ("cudaErrorUnknown", "unknown error"),
-}
-_LEGACY_ONLY = frozenset({8, 30, 38, 39, 47, 48})  # never CUresult values: not for a driver API number
+# Only numbers that name an environment fault are read so. The runtime renumbered
+# cudaError_t to CUresult's values in CUDA 10.1; before that its own numbers were these
+# (driver_types.h of CUDA 3.x-10.0), none of them a CUresult value. Numbers whose old and
+# new meanings differ (4, 36) are read in neither.
+_SPELLED = frozenset({35, 46, 98, 100, 200, 209, 214, 218, 221, 222, 802, 803, 804, 999})
+_LEGACY = {8: 98, 30: 999, 38: 100, 39: 214, 47: 200, 48: 209}  # old runtime number -> today's
 
 _RUNTIME_NUMBER = re.compile(
     r"\bcuda(?:\s+runtime)?\s+error\s*[:(]?\s*\(?(\d{1,3})\)?(?![\d.])"  # CUDA error 209, cuda runtime error (48)
@@ -262,10 +246,11 @@ def spelled_out(text: str) -> list[tuple[int, str]]:
     execution on the device") for each place in `text` that gives a CUDA error only by
     its number."""
     found = []
-    for pattern, legacy_allowed in ((_DRIVER_NUMBER, False), (_RUNTIME_NUMBER, True)):
+    for pattern, runtime in ((_DRIVER_NUMBER, False), (_RUNTIME_NUMBER, True)):
         for m in pattern.finditer(text):
             code = int(next(g for g in m.groups() if g))
-            if code in _SPELLED and (legacy_allowed or code not in _LEGACY_ONLY):
-                name, message = _SPELLED[code]
-                found.append((m.start(), f"{name}: {message}"))
+            code = _LEGACY.get(code, code) if runtime else code
+            if code in _SPELLED:
+                e = BY_CODE[code]
+                found.append((m.start(), f"{e.runtime_name}: {e.message}"))
     return sorted(found)

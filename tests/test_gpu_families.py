@@ -1,5 +1,6 @@
-"""GPU families (gpus.toml [[family]]): the compute capability of a GPU named without
-a table row, as people type its name."""
+"""GPU names as people type them: the rows they resolve to, the families (gpus.toml
+[[family]]) that give the compute capability of a GPU without a row, and the names sold
+as boards of several (gpus.toml [[shared_name]])."""
 
 from __future__ import annotations
 

@@ -35,8 +35,7 @@ def gpus_older_than_the_cuda(s: Snapshot, m: Matrices | None, cudas: list | None
     missing-kernel one (a Quadro 600, Fermi, under CUDA 11)."""
     ccs = newest_ccs(s, reads or {}) or []
     if cudas is None:  # the CUDAs the paste shows; a caller may name the one that matters instead
-        cudas = [rt.nvcc or rt.version for rt in s.cuda_runtimes or () if rt.kind != "driver"]
-        cudas += [fw.cuda.value for fw in s.frameworks or () if fw.cuda.known]
+        cudas = named_cudas(s) + [fw.cuda.value for fw in s.frameworks or () if fw.cuda.known]
     supported = [m.arch_support(v) for v in dict.fromkeys(cudas) if v and m is not None]
     floors = [min(c for c in map(compute_capability, sms) if c) for sms in supported if sms]
     return bool(ccs and floors) and all(c is not None and c < min(floors) for c in ccs)
@@ -79,15 +78,23 @@ def _against_stated_cuda(ccs: list, s: Snapshot, m: Matrices) -> str | None:
     bounds what a build for it can carry: CUDA 10.1 compiles nothing for an RTX
     3090's sm_86, CUDA 12 nothing for a K80. None where it does not decide: a
     stated CUDA is as often the driver's, which says nothing of the build."""
-    cudas = {rt.nvcc or rt.version for rt in s.cuda_runtimes or () if rt.kind != "driver"} - {None}
-    entries = parse_arch_list(m.arch_support(cudas.pop())) if len(cudas) == 1 else ()
-    if not entries:
-        return None
-    if all(c < min(e.cc for e in entries) for c in ccs):
-        return "arch-dropped"
-    if all(c.major > max(e.cc for e in entries).major for c in ccs):
-        return "arch-too-new-for-cuda"
-    return None
+    cudas = named_cudas(s)
+    verdict = _cannot_target(ccs, m.arch_support(cudas[0])) if len(cudas) == 1 else None
+    return verdict[0] if verdict else None
+
+
+def named_cudas(s: Snapshot) -> list[str]:
+    """The CUDAs a paste names other than the driver's (toolkits, "I have CUDA 11.2"), once each."""
+    return list(dict.fromkeys(v for rt in s.cuda_runtimes or () if rt.kind != "driver" and (v := rt.nvcc or rt.version)))
+
+
+def driver_top_cuda(s: Snapshot, m: Matrices | None):
+    """The newest CUDA the paste's driver runs: its own answer (nvidia-smi's "CUDA Version"),
+    else derived from the driver version; None where neither is shown."""
+    if s.driver.cuda_api.known:
+        return cuda_version(s.driver.cuda_api.value)
+    os_name = s.system.os.value if s.system.os.known else None
+    return m.driver_max_cuda(s.driver.version.value, os_name or "linux") if m and s.driver.version.known else None
 
 
 def _own_build(ccs: list, s: Snapshot, reads: dict[str, str], m: Matrices) -> str | None:
@@ -96,8 +103,7 @@ def _own_build(ccs: list, s: Snapshot, reads: dict[str, str], m: Matrices) -> st
     -arch on a K80). None where the paste shows no such build."""
     if "nvcc.compiles_cu" not in reads:
         return None
-    toolkits = {rt.nvcc or rt.version for rt in s.cuda_runtimes or () if rt.kind != "driver"} - {None}
-    for cuda in toolkits:
+    for cuda in named_cudas(s):
         entries = parse_arch_list(m.arch_support(cuda))
         if entries and all(min(e.cc for e in entries) <= c for c in ccs) \
                 and all(c.major <= max(e.cc for e in entries).major for c in ccs):
@@ -111,12 +117,10 @@ def _against_the_drivers_builds(ccs: list, s: Snapshot, m: Matrices) -> str | No
     PyTorch build for that CUDA starts above the GPU, the build that failed dropped
     it (a GTX 1060 beside an R580 driver: the cu129 and cu130 builds start at sm_70
     and sm_75). None where it does not decide."""
-    driver = s.driver.version.value if s.driver.version.known else None
-    os_name = s.system.os.value if s.system.os.known else None
-    top = m.driver_max_cuda(driver, os_name or "linux") if driver else None
+    top = driver_top_cuda(s, m)
     if top is None:
         return None
-    platform = {"windows": "windows-x86_64", "linux": "linux-x86_64"}.get(os_name or "")
+    platform = {"windows": "windows-x86_64", "linux": "linux-x86_64"}.get(s.system.os.value or "")
     builds = [(cv, b) for b in m.torch_builds if b.variant.startswith("cu") and b.arch_list
               and (platform is None or b.platform == platform) and (cv := cuda_version(b.cuda)) and cv <= top]
     newest = max((cv for cv, _ in builds), default=None)
@@ -150,19 +154,20 @@ def stated_cuda_cannot_target_gpu(d: Diagnosis, m: Matrices, findings: list[Find
     s = d.snapshot
     if any(fw.cuda.known for fw in s.frameworks or ()):
         return []
-    stated = [rt for rt in s.cuda_runtimes or () if rt.kind != "driver" and (rt.nvcc or rt.version)]
+    stated = named_cudas(s)
     ccs = [cc for cc in (compute_capability(g.compute_capability) for g in s.gpus or ()) if cc is not None]
     if not stated or not ccs or len(ccs) != len(s.gpus or ()):
         return []
     # Several CUDAs named ("dropped in CUDA 11.1 … I have 11.2") decide only where they agree.
-    verdicts = {_cannot_target(ccs, m.arch_support(rt.nvcc or rt.version)) for rt in stated}
+    verdicts = {_cannot_target(ccs, m.arch_support(cuda)) for cuda in stated}
     verdict = verdicts.pop() if len(verdicts) == 1 else None
     if verdict is None:
         return []
     category, can = verdict
     what, bound = ("it predates the GPU's architecture", max(can)) if category == "arch-too-new-for-cuda" \
         else ("it dropped the GPU's architecture", min(can))
-    cuda = str(stated[0].nvcc or stated[0].version)
+    cuda = stated[0]
+    source = next(rt.source for rt in s.cuda_runtimes or () if cuda in (rt.nvcc, rt.version))
     if any(f.category == category for f in findings):
         return []
     gpu, sm = next(g for g in s.gpus or ()), ccs[0].sm
@@ -171,7 +176,7 @@ def stated_cuda_cannot_target_gpu(d: Diagnosis, m: Matrices, findings: list[Find
         f"CUDA {cuda} cannot compile for {gpu.name or 'the GPU'} ({sm}): {what}", category=category,
         severity=Severity.WARNING,
         evidence=[Evidence(f"gpus[{gpu.index}].compute_capability", str(gpu.compute_capability), gpu.source),
-                  Evidence("cuda", cuda, stated[0].source)],
+                  Evidence("cuda", cuda, source)],
         fix=Fix(f"Use a CUDA that compiles for {sm} (and a build for it); CUDA {cuda} {reach} {bound.sm}. "
                 "(source: gpudoctor/matrices/cuda.toml)", ("nvidia-smi", "nvcc --version", "gpudoctor install torch")))]
 

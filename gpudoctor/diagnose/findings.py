@@ -12,7 +12,8 @@ import dataclasses
 import re
 
 from gpudoctor.diagnose import Diagnosis
-from gpudoctor.diagnose.arch_verdict import arch_category, gpus_older_than_the_cuda, stated_cuda_cannot_target_gpu
+from gpudoctor.diagnose.arch_verdict import (arch_category, driver_top_cuda, gpus_older_than_the_cuda, named_cudas,
+                                             stated_cuda_cannot_target_gpu)
 from gpudoctor.diagnose.fallback import cpu_fallback_findings, wsl_host_findings
 from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.diagnose.collect import Read, source_line
@@ -289,10 +290,9 @@ def _driver_runs_what_is_asked(d: Diagnosis, m: Matrices | None) -> bool:
     """Whether the driver the paste shows supports every CUDA it names (a toolkit, a
     build's CUDA, "should be fine for CUDA 12"), and it names at least one."""
     s = d.snapshot
-    asked = [cuda_version(rt.nvcc or rt.version) for rt in s.cuda_runtimes or () if rt.kind != "driver"]
-    asked += [cuda_version(fw.cuda.value) for fw in s.frameworks or () if fw.cuda.known]
-    top = cuda_version(s.driver.cuda_api.value) if s.driver.cuda_api.known else \
-        m.driver_max_cuda(s.driver.version.value, s.system.os.value or "linux") if m and s.driver.version.known else None
+    asked = [cuda_version(v) for v in named_cudas(s)] + [cuda_version(fw.cuda.value) for fw in s.frameworks or ()
+                                                           if fw.cuda.known]
+    top = driver_top_cuda(s, m)
     return top is not None and bool(asked) and all(v is not None and v <= top for v in asked)
 
 
