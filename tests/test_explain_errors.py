@@ -299,6 +299,11 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("no-matching-distribution", "ERROR: No matching distribution found for mxnet-cu112==1.9.1"),
     ("no-matching-distribution", "ERROR: No matching distribution found for cudf-cu12==24.4.*"),
     ("no-matching-distribution", "ERROR: No matching distribution found for nvidia-cutlass-dsl"),
+    # Paddle's CPU build asked for a CUDAPlace / pinned memory (pybind/place.cc)
+    ("paddle-not-compiled-with-cuda", "E0901 10:11:12.123 place.cc:80] Cannot use GPU because you have installed CPU "
+                                      "version PaddlePaddle."),
+    ("paddle-not-compiled-with-cuda", "PermissionDeniedError: Cannot use CUDAPinnedPlace in CPU only version, Please "
+                                      "recompile or reinstall Paddle with CUDA support."),
 ])
 def test_wording_variants_match(entry, message):
     matches = match_text(message)
