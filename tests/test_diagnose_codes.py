@@ -349,6 +349,17 @@ def test_an_insufficient_driver_in_a_container_whose_host_driver_suffices_is_a_c
     assert _categories(paste, "GD802") == [category]
 
 
+@pytest.mark.parametrize("where", ["I run it in a singularity container on our cluster.\n",
+                                   "$ docker run --rm my-image:cuda12.2 python train.py\n",
+                                   "kubectl logs my-pod\n"])
+def test_an_insufficient_driver_in_a_container_with_no_driver_shown_is_also_a_container_without_the_gpu(where):
+    # cudart says "insufficient driver" when it finds no libcuda at all: both causes, the confirm step tells them apart
+    paste = where + "CUDA error: CUDA driver version is insufficient for CUDA runtime version\n"
+    assert _categories(paste, "GD802") == ["driver-too-old-for-runtime", "container-no-gpu"]
+    # on a bare machine only the driver is in question
+    assert _categories(paste.replace(where, ""), "GD802") == ["driver-too-old-for-runtime"]
+
+
 def test_a_cuda_library_jax_cannot_load_at_all_is_a_missing_library():
     paste = ("  File \"/env/lib/python3.11/site-packages/jax_plugins/xla_cuda12/__init__.py\", line 139, in _version_check\n"
              "RuntimeError: Unable to load cuSPARSE. Is it installed?\n")

@@ -112,7 +112,27 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             continue
         by_key[key] = rule.finding(entry.title, evidence=[evidence, *extra], category=category, severity=severity,
                                    fix=fix)
+        if entry.code == DRIVER_INSUFFICIENT and (category or rule.category) == rule.category \
+                and _driverless_container(d.snapshot, m):
+            by_key[(entry.code, "container")] = rule.finding(
+                "In a container, \"insufficient driver\" is also what CUDA says when it finds no driver at all",
+                evidence=[evidence], category="container-no-gpu", severity=Severity.WARNING, fix=NO_DRIVER_MOUNTED_FIX)
     return list(by_key.values())
+
+
+def _driverless_container(s: Snapshot, m: Matrices | None) -> bool:
+    """The program ran in a container and the paste shows no driver (no version, no
+    nvidia-smi answer): the CUDA runtime reports cudaErrorInsufficientDriver when
+    libcuda.so is missing too, as in a container started without GPU access."""
+    return _boundary(s) == "container-no-gpu" and driver_top_cuda(s, m) is None
+
+
+NO_DRIVER_MOUNTED_FIX = Fix(
+    "Run nvidia-smi inside the container: if it is missing or fails, the container got no GPU (start it with "
+    "--gpus all, singularity/apptainer --nv, or the pod's nvidia.com/gpu limit, with the NVIDIA container toolkit "
+    "installed); if it works, its driver is older than the image's CUDA: update the host driver. (source: an NVIDIA "
+    "maintainer, https://github.com/NVIDIA/nvidia-docker/issues/24)",
+    ("nvidia-smi", "docker run --rm --gpus all IMAGE nvidia-smi", "apptainer exec --nv IMAGE.sif nvidia-smi"))
 
 
 # Codes whose message says "a CUDA library of the framework's could not be loaded".

@@ -149,7 +149,8 @@ _K8S = re.compile(r"\bkubectl\b|\bnvidia\.com/gpu\b|\bkind:[ \t]*(?:Pod|Deployme
                   r"(?:kubernetes|k8s|GKE|EKS|AKS)\b|"
                   r"\b(?:kubernetes|k3s|k0s|microk8s|openshift)[ \t]+v?\d+\.\d+|\b(?:in|inside) (?:a|the|my) pod\b",
                   re.I)
-_SINGULARITY = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\b", re.I)
+# Its start command, or the reporter saying they use one ("using a singularity container").
+_SINGULARITY = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell|containers?|images?)\b", re.I)
 # A Singularity/Apptainer start that asks for no GPU: without --nv (or --nvccli) the
 # container gets neither /dev/nvidia* nor the driver's libraries.
 _SINGULARITY_RUN = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\b[^\n]{0,400}", re.I)
