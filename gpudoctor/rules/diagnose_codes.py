@@ -67,6 +67,9 @@ RULES: tuple[Rule, ...] = (
     Rule("GD820", "cuda-unavailable-likely-cause", "cpu-only-build", Severity.WARNING,
          "The framework runs without CUDA and nothing else in the paste says why: the likely cause where it runs "
          "(a container without GPU access, WSL, PyPI's CPU-only wheel on Windows).", FAMILY, since="0.1.0"),
+    Rule("GD821", "cpu-fallback-warning", "cpu-only-build", Severity.WARNING,
+         "A framework warns that it has no CUDA support and carries on on the CPU (JAX's 'CUDA-enabled jaxlib is not "
+         "installed', OpenCV DNN's 'switching to CPU').", FAMILY, since="0.1.0"),
     Rule("GD850", "runtime-error-recognised", "info", Severity.WARNING,
          "A known runtime error that is not an environment fault (out of memory, illegal address, NCCL, ...).",
          FAMILY, since="0.1.0"),
