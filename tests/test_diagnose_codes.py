@@ -281,6 +281,14 @@ def test_a_message_the_reporter_sets_aside_raises_nothing():
     assert _categories(paste, "GD816") == []
 
 
+def test_a_rule_the_reporter_quotes_is_not_their_error_but_the_error_itself_is():
+    quoted = ("It is said that bfloat16 is only supported on GPUs with compute capability of at least 8.0, which means "
+              "a V100 should not support it.\n")
+    assert _categories(quoted, "GD812") == []
+    printed = "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0.\n"
+    assert _categories(printed, "GD812") == ["precision-unsupported"]
+
+
 @pytest.mark.parametrize("dockerfile, category", [
     ("FROM jrottenberg/ffmpeg:4.2-nvidia\n", ["container-no-gpu"]),  # a GPU image a Dockerfile starts from
     ("From NVIDIA's docs I read that it should work\n", ["no-driver"]),  # prose, not a Dockerfile

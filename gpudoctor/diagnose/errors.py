@@ -125,8 +125,14 @@ _DISMISSED = re.compile(r"\b(?:I am|I'm|we are|we're) aware\b|\bshould(?: not|n'
                         r"\b(?:is|are|seems?|looks?) harmless\b|\bdoes(?: not|n't) (?:matter|affect)\b", re.I)
 
 
+# A sentence that quotes a rule someone stated, not output the reporter got: "It is said that
+# bfloat16 is only supported on GPUs with compute capability of at least 8.0, which means ...".
+_HEARSAY = re.compile(r"^\W{0,3}(?:it is said|it's said|they say|I (?:have |'ve )?(?:read|heard)|the docs? says?|"
+                      r"according to)\b", re.I)
+
+
 def _signal(p: Paste, f: Facts, e, line_no: int, text: str) -> None:
-    if _DISMISSED.search(text):
+    if _DISMISSED.search(text) or _HEARSAY.search(text):
         return
     src = f"{p.label + ': ' if p.label else ''}error line {line_no}"
     f.signal(Signal(e.id, e.title, e.code, text, src, reporters_words=not e.printed_by))
