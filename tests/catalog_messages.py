@@ -2,6 +2,12 @@
 
 # One real message per catalogue entry (as the tools print them) -> the entry it must match.
 MESSAGES = {
+    "tensorrt-unsupported-sm": "[01/04/2023-17:36:59] [F] [TRT] Assertion failed: Unsupported SM: 0x809",
+    "ggml-no-device-code": "ggml-cuda.cu:3211: ERROR: CUDA kernel vec_dot_q5_K_q8_1_impl_vmmq has no device code "
+                           "compatible with CUDA arch 520. ggml-cuda.cu was compiled for: 520",
+    "cudart-symbol-missing-at-link": "libtorch_cuda.so: undefined reference to `cudaLaunchKernelExC@libcudart.so.11.0'",
+    "paddle-trt-no-fast-fp16": "I0623 15:40:04.192951 25583 engine.cc:80] You specify FP16 mode, but the hardware do "
+                               "not support FP16 speed up, use FP32 instead.",
     "sm-not-compatible": "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current "
                          "PyTorch installation.",
     "gpu-too-old-for-pytorch": "Found GPU0 GeForce GT 720 which is of cuda capability 3.5.",

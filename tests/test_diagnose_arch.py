@@ -215,3 +215,24 @@ def test_no_kernel_image_on_a_name_sold_as_several_boards_all_too_old_is_arch_dr
 def test_a_toolkit_too_new_for_the_gpu_names_the_last_toolkit_that_targets_it(gpu, last):
     found = [f for f in _findings(f"GPU: {gpu}\nCuda compilation tools, release 13.0, V13.0.48\n") if f.code == "GD305"]
     assert len(found) == 1 and last in found[0].fix.text
+
+
+@pytest.mark.parametrize("paste, category", [
+    ("[F] [TRT] Assertion failed: Unsupported SM: 0x809\n", "arch-too-new-for-cuda"),  # SM 8.9 on an older release
+    ("target gpu sm 61 is not supported by this tensorrt release\n", "arch-dropped"),  # a Pascal the release dropped
+    ("GPU 0: NVIDIA RTX A6000 (UUID: GPU-0)\nAssertion failed: Unsupported SM.\n", "arch-too-new-for-cuda"),
+    ("GPU 0: Tesla V100-SXM2-16GB (UUID: GPU-0)\nAssertion failed: Unsupported SM.\n", "arch-not-in-build"),
+])
+def test_tensorrts_unsupported_sm_is_judged_by_the_sm_it_names(paste, category):
+    assert _categories(paste, "GD801") == [category]
+
+
+@pytest.mark.parametrize("gpu, category", [
+    ("NVIDIA GeForce RTX 3090", ["arch-not-in-build"]),  # ran as 5.2 through PTX: the build lacks sm_86
+    ("NVIDIA GeForce GTX 980", ["info"]),  # ran as its own 5.2: that kernel has no code for it, not a build fault
+])
+def test_ggmls_no_device_code_is_a_build_fault_only_below_the_gpus_own_architecture(gpu, category):
+    paste = (f"GPU 0: {gpu} (UUID: GPU-0)\n"
+             "ggml-cuda.cu:3211: ERROR: CUDA kernel vec_dot_q5_K_q8_1_impl_vmmq has no device code compatible with "
+             "CUDA arch 520. ggml-cuda.cu was compiled for: 520\n")
+    assert _categories(paste, "GD801") == category

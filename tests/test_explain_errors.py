@@ -299,6 +299,12 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("no-matching-distribution", "ERROR: No matching distribution found for mxnet-cu112==1.9.1"),
     ("no-matching-distribution", "ERROR: No matching distribution found for cudf-cu12==24.4.*"),
     ("no-matching-distribution", "ERROR: No matching distribution found for nvidia-cutlass-dsl"),
+    ("tensorrt-unsupported-sm", "ERROR: ../rtSafe/cuda/caskUtils.cpp (80) - Assertion Error in trtSmToCask: 0 "
+                                "(Unsupported SM.)"),
+    ("tensorrt-unsupported-sm", "Target GPU SM 61 is not supported by this TensorRT release."),
+    ("torch-cudnn-incompatible", "RuntimeError: cuDNN version mismatch: PyTorch was compiled against 7102 but linked "
+                                 "against 7301"),  # torch 0.4
+    ("no-cuda-device", "W0624 14:32:46.220422 23029 init.cc:136] Compiled with WITH_GPU, but no GPU found in runtime."),
     # Paddle's CPU build asked for a CUDAPlace / pinned memory (pybind/place.cc)
     ("paddle-not-compiled-with-cuda", "E0901 10:11:12.123 place.cc:80] Cannot use GPU because you have installed CPU "
                                       "version PaddlePaddle."),

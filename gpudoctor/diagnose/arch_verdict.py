@@ -5,6 +5,8 @@ driver error on a GPU the CUDA no longer compiles for."""
 
 from __future__ import annotations
 
+import re
+
 from gpudoctor.compat import parse_arch_list
 from gpudoctor.diagnose import Diagnosis
 from gpudoctor.findings import Evidence, Finding, Fix, Severity
@@ -189,4 +191,30 @@ def _cannot_target(ccs: list, sms: tuple[str, ...]) -> tuple[str, tuple] | None:
         return "arch-too-new-for-cuda", can
     if can and all(c < min(can) for c in ccs):
         return "arch-dropped", can
+    return None
+
+
+# TensorRT names the SM it has no kernels for: "Unsupported SM: 0x809" (8.9), "Target GPU SM 61".
+_TRT_SM = re.compile(r"Unsupported SM: 0x([0-9a-f])0?([0-9a-f])\b|Target GPU SM (\d)(\d)\b", re.I)
+# ggml names the architecture its device code ran as: "compatible with CUDA arch 520".
+_GGML_ARCH = re.compile(r"compatible with CUDA arch (\d{2,3})0\b", re.I)
+
+
+def message_arch_category(entry_id: str, text: str, s: Snapshot) -> str | None:
+    """The category a build's own "no code for this GPU" message takes from the
+    architecture it names. TensorRT: an SM of 8.0 or newer is a release older than the
+    GPU, below 7.0 a GPU the release dropped. ggml: device code run as the GPU's own
+    architecture is a kernel ggml does not build for it ("info"), not a build fault.
+    None: the entry's category."""
+    ccs = [c for c in (compute_capability(g.compute_capability) for g in s.gpus or ()) if c is not None]
+    if entry_id == "tensorrt-unsupported-sm":
+        m = _TRT_SM.search(text)
+        sm = compute_capability(".".join(d for d in m.groups() if d)) if m else (ccs[0] if len(ccs) == 1 else None)
+        if sm is not None and sm.major >= 8:
+            return "arch-too-new-for-cuda"
+        return "arch-dropped" if sm is not None and sm.major < 7 else None
+    if entry_id == "ggml-no-device-code":
+        m = _GGML_ARCH.search(text)
+        ran = compute_capability(f"{m.group(1)[:-1]}.{m.group(1)[-1]}") if m else None
+        return "info" if ran is not None and ccs and all(c == ran for c in ccs) else None
     return None

@@ -12,8 +12,8 @@ import dataclasses
 import re
 
 from gpudoctor.diagnose import Diagnosis
-from gpudoctor.diagnose.arch_verdict import (arch_category, driver_top_cuda, gpus_older_than_the_cuda, named_cudas,
-                                             stated_cuda_cannot_target_gpu)
+from gpudoctor.diagnose.arch_verdict import (arch_category, driver_top_cuda, gpus_older_than_the_cuda,
+                                             message_arch_category, named_cudas, stated_cuda_cannot_target_gpu)
 from gpudoctor.diagnose.fallback import cpu_fallback_findings, wsl_host_findings
 from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.diagnose.collect import Read, source_line
@@ -62,6 +62,7 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
         if entry.id == "tf-kernel-dso-mismatch" and _image_libcuda_newer_than_host(sig.text, d.snapshot):
             category = "driver-too-old-for-runtime"
         severity = None
+        category = message_arch_category(entry.id, sig.text, d.snapshot) or category
         if entry.code in LIBRARY_NOT_LOADED_CODES:
             category = _library_not_loaded_category(sig.text, entry.frameworks, d.snapshot) or category
         if _other_cudnn_major_shown(sig.text, sig.source, d.snapshot):
