@@ -1,5 +1,6 @@
 """ONNX Runtime and CTranslate2 in pastes: the packages and issue-form fields that say
-which ONNX Runtime is installed, and the findings that judge it against the CUDA shown."""
+which ONNX Runtime is installed, and the findings that judge it against the CUDA shown;
+and the other frameworks whose builds are packages that install one module (Paddle, CuPy)."""
 
 import pytest
 
@@ -100,3 +101,24 @@ def test_one_package_is_no_conflict(text):
 def test_ctranslate2_cublas_message_quoted_without_its_tail(installed, category):
     (f,) = by_code(f"{installed}\nRuntimeError: Library libcublas.so.12 is not found\n", "GD807")
     assert f.category == category
+
+
+@pytest.mark.parametrize("text, module", [
+    ("$ pip3 list\nPackage                 Version\npaddlepaddle            2.2.1\npaddlepaddle-gpu        2.2.1\n", "paddle"),
+    ("cupy==13.3.0\ncupy-cuda12x==13.3.0\n", "cupy"),
+    ("cupy-cuda11x    12.2.0\ncupy-cuda12x    13.0.0\n", "cupy"),
+])
+def test_two_builds_of_a_framework_that_share_one_module_are_a_conflict(text, module):
+    (f,) = by_code(text, "GD511")
+    assert f.category == "library-conflict" and f.subject == module and f.severity is Severity.WARNING
+
+
+def test_one_build_of_each_framework_is_no_conflict():
+    assert not by_code("paddlepaddle-gpu==2.6.1\ncupy-cuda12x==13.3.0\n", "GD511")
+
+
+def test_a_version_list_typed_as_name_colon_version_lines_is_read():
+    (f,) = by_code("paddlepaddle: 2.3.2\npaddlepaddle-gpu:2.3.2\nos: CentOS7.9\n", "GD511")
+    assert [e.value for e in f.evidence] == ["2.3.2", "2.3.2"]
+    # one such line alone is prose, not a list
+    assert not by_code("I tried paddlepaddle-gpu: 2.3.2 and the CPU one.\ncupy: 13.0\n", "GD511")

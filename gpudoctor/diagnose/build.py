@@ -15,7 +15,7 @@ from typing import Any
 
 from gpudoctor.diagnose.collect import DERIVED, Facts, GpuDraft, Read, Value
 from gpudoctor.matrices import Matrices
-from gpudoctor.rules.runtimes import ORT_DISTRIBUTIONS
+from gpudoctor.rules.runtimes import ORT_DISTRIBUTIONS, SHARED_MODULE
 from gpudoctor.snapshot import (
     Companion,
     CudaRuntime,
@@ -195,16 +195,19 @@ def build(f: Facts, m: Matrices | None) -> tuple[Snapshot, list[Read]]:
     reads += [Read(k, _show(v.value), v.source) for k, v in f.scalars.items() if k not in known]
     reads += f.extra_reads
     snap = Snapshot(origin="diagnose", system=system, driver=driver, gpus=gpus, cuda_runtimes=runtimes,
-                    cudnn=cudnn, nccl=nccl, frameworks=frameworks, companions=_onnxruntime_packages(f))
+                    cudnn=cudnn, nccl=nccl, frameworks=frameworks, companions=_module_packages(f))
     return snap, reads
 
 
-def _onnxruntime_packages(f: Facts) -> tuple[Companion, ...] | None:
-    """The ONNX Runtime packages the paste lists: each installs the same `onnxruntime`
-    module, so two of them are a conflict (GD510). None when it lists none."""
-    found = tuple(Companion(name=name, framework="onnxruntime", version=Fact(v.value, v.source))
-                  for name, v in f.packages.items() if name in ORT_DISTRIBUTIONS)
-    return found or None
+def _module_packages(f: Facts) -> tuple[Companion, ...] | None:
+    """The packages the paste lists that install one module under different names (the
+    ONNX Runtime builds, paddlepaddle and paddlepaddle-gpu, the cupy-cuda packages): two
+    of one module are a conflict (GD510, GD511). None when it lists none."""
+    found = [Companion(name=name, framework="onnxruntime", version=Fact(v.value, v.source))
+             for name, v in f.packages.items() if name in ORT_DISTRIBUTIONS]
+    found += [Companion(name=name, framework=module, version=Fact(v.value, v.source))
+              for name, v in f.packages.items() for module, (names, *_) in SHARED_MODULE.items() if names.fullmatch(name)]
+    return tuple(found) or None
 
 
 def _show(value: Any) -> str:

@@ -21,6 +21,9 @@ _COLUMNS = re.compile(rf"^({_NAME})[ \t]{{2,60}}(\d[\w.+!-]{{0,60}})(?:[ \t]{{1,
 _CONDA_PLAN = re.compile(rf"^[ \t]+({_NAME})[ \t]+[\w./-]{{0,80}}::\1-(\d[\w.+!]{{0,60}})-(\S{{1,80}})"
                          rf"(?:[ \t]+\S{{1,80}})?[ \t]*$", re.M | re.I)
 _SHOW = re.compile(rf"^Name: ({_NAME})[ \t]*\nVersion: (\S{{1,60}})", re.M)
+# A version list typed as "name: version" lines, as issue forms ask ("paddlepaddle: 2.3.2",
+# "- paddlepaddle-gpu:2.3.2"); only the interesting names count.
+_COLON_LIST = re.compile(rf"^[ \t]*(?:[-*][ \t]+)?({_NAME})[ \t]*:[ \t]*v?(\d[\w.+!-]{{0,60}})[ \t]*$", re.M)
 _CHECKS = re.compile(r"^(torch|torchvision)[ \t]{1,40}[^\s\d]{1,3}[ \t]{0,4}(\d[\w.+]{0,40}?)(?:>=|[ \t]*$)", re.M)
 
 # Only these names are taken from bare "name  version" columns, where a
@@ -69,6 +72,15 @@ def parse(p: Paste, f: Facts) -> None:
         cu = re.search(r"nvidia-[\w-]+-cu(\d+)", requires.group(1)) if requires else None
         if cu and m.group(1).lower() == "torch":
             f.fw("torch", "build", "cuda", p.where("pip show Requires", m.start()))
+    listed = list(p.scan(_COLON_LIST, ":"))
+    for i, m in enumerate(listed):
+        # a list, not one "name: 1.2" line in prose: another such line within a few lines
+        near = any(abs(o.start() - m.start()) < 400 for o in listed[max(0, i - 1):i + 2] if o is not m)
+        # ("PyTorch: 2.8.0+cu128" is prose's name for torch, read by the free-text reader; conda's
+        # "pytorch" package is another thing)
+        if near and _INTERESTING.match(m.group(1)) and m.group(1).lower() != "pytorch":
+            f.saw("version list")
+            f.package(m.group(1), m.group(2), p.where("version list", m.start()))
     for m in p.scan(_CHECKS, "torch"):
         f.saw("yolo checks")
         f.package(m.group(1), m.group(2), p.where("yolo checks", m.start()))

@@ -1,11 +1,16 @@
-"""GD509-GD510: inference runtimes installed as Python packages (ONNX Runtime).
+"""GD509-GD511: inference runtimes installed as Python packages (ONNX Runtime), and
+frameworks whose builds are packages of different names that install one module.
 
 ONNX Runtime is not built against a framework: its GPU package loads the CUDA and
 cuDNN libraries of the CUDA major it was compiled for, and PyPI ships the CPU build
 and the GPU build under different names that install the same `onnxruntime` module.
+PaddlePaddle and CuPy do the same (paddlepaddle / paddlepaddle-gpu, one cupy-cudaNNx per
+CUDA).
 """
 
 from __future__ import annotations
+
+import re
 
 from gpudoctor.findings import Fix, Severity
 from gpudoctor.matrices import Matrices
@@ -22,6 +27,17 @@ REQUIREMENTS = "https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionPr
 # (and TensorRT) build, and the DirectML, OpenVINO and Apple-silicon builds.
 ORT_DISTRIBUTIONS = ("onnxruntime", "onnxruntime-gpu", "onnxruntime-directml", "onnxruntime-openvino",
                      "onnxruntime-silicon", "onnxruntime-training")
+
+# Other frameworks whose builds are distributions of different names installing one import package:
+# module -> (the distributions' names, the plain (CPU or source) one, the source that says to keep
+# only one).
+SHARED_MODULE = {
+    # a Paddle maintainer: both wheels install into site-packages/paddle, keep one
+    "paddle": (re.compile(r"paddlepaddle(?:-gpu)?"), "paddlepaddle", "https://github.com/PaddlePaddle/Paddle/issues/47344"),
+    # CuPy warns itself ("multiple CuPy packages are installed") and asks to uninstall all but one
+    "cupy": (re.compile(r"cupy(?:-cuda\d{2,3}x?|-rocm-\d+-\d+)?"), "cupy",
+             "https://github.com/cupy/cupy/blob/main/cupy/_environment.py"),
+}
 
 
 def _serves(build_cuda_major: int, build_cuda: str | None, have) -> bool:
@@ -95,4 +111,27 @@ def ort_packages(s: Snapshot, m: Matrices) -> Findings:
     )
 
 
-RULES: tuple[Rule, ...] = (ort_cuda, ort_packages)
+@rule("GD511", "framework-packages-conflict", "library-conflict", Severity.WARNING,
+      "More than one build of one framework is installed as packages of different names that install the same "
+      "module (paddlepaddle next to paddlepaddle-gpu, two cupy packages).",
+      FAMILY, since="0.1.0")
+def framework_packages(s: Snapshot, m: Matrices) -> Findings:
+    found = [c for c in s.companions or () if c.framework in SHARED_MODULE]
+    if not found:
+        raise Unknown("no package of a framework whose builds share one module is known")
+    for module, (_, plain, guide) in SHARED_MODULE.items():
+        same = [c for c in found if c.framework == module]
+        if len(same) < 2:
+            continue
+        yield framework_packages.finding(
+            f"{', '.join(f'{c.name} {c.version.value}' for c in same)} are installed together",
+            subject=module, evidence=[ev(c.name, c.version) for c in same],
+            fix=Fix(f"These packages all install the `{module}` module, so the one installed last overwrites the "
+                    "other's files and uninstalling one breaks the other: the environment may run the CPU build or a "
+                    "build for another CUDA. Uninstall them all, then install the one build you need. "
+                    f"(source: {guide})",
+                    (f"pip uninstall -y {' '.join(c.name for c in same)}",
+                     f"pip install {next((c.name for c in same if c.name != plain), plain)}   # the CUDA build")))
+
+
+RULES: tuple[Rule, ...] = (ort_cuda, ort_packages, framework_packages)
