@@ -97,6 +97,8 @@ def test_one_package_is_no_conflict(text):
 @pytest.mark.parametrize("installed, category", [
     ("CUDA 11.8", "framework-cuda-mismatch"),  # a CUDA 12 build of CTranslate2 on a CUDA 11 system
     ("CUDA 12.4", "cudnn-missing"),            # the right CUDA, its cuBLAS not where the loader looks
+    ("my system is installed with cuda12", "cudnn-missing"),  # a bare major settles a library named by its major
+    ("I have CUDA 11 installed", "framework-cuda-mismatch"),
 ])
 def test_ctranslate2_cublas_message_quoted_without_its_tail(installed, category):
     (f,) = by_code(f"{installed}\nRuntimeError: Library libcublas.so.12 is not found\n", "GD807")

@@ -66,7 +66,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
         severity = None
         category = message_arch_category(entry.id, sig.text, d.snapshot) or category
         if entry.code in LIBRARY_NOT_LOADED_CODES:
-            category = library_not_loaded_category(sig.text, entry.frameworks, d.snapshot) or category
+            majors = tuple(r.value for r in d.reads if r.fact == "cuda.stated_major")
+            category = library_not_loaded_category(sig.text, entry.frameworks, d.snapshot, majors) or category
         if other_cudnn_major_shown(sig.text, sig.source, d.snapshot):
             category = "cudnn-version-mismatch"
         torch_first = next((r for r in d.reads if r.fact == "torch.imported"), None) \

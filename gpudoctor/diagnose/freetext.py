@@ -79,6 +79,8 @@ _DRIVER = re.compile(r"(?:\bnvidia[ \t_-]{1,2})?(?:\bdrivers?|驱动(?:版本|�
                      r"(\d{3}(?:\.\d{1,3}){0,2})\b(?!\.?\d)", re.I)
 STATED_CUDA = re.compile(r"\b(?:CUDA|cudatoolkit)(?:[ \t_-]{0,2}(toolkit|runtime))?" + _SEP +
                    r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?!\.?\d)", re.I)
+# A bare major, "installed with cuda11", "CUDA 12 is installed": only the major is known (not 11.0).
+_CUDA_MAJOR = re.compile(r"\bCUDA[ \t_-]?v?(1[0-3]|[7-9])\b(?![.,]\d)", re.I)
 # "nvcc --version is 12.3", "nvcc 11.8": what a person read off nvcc is the toolkit.
 _NVCC = re.compile(r"\bnvcc(?:[ \t]{1,2}(?:-V|--version))?" + _SEP + r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?!\.?\d)", re.I)
 _CUDNN = re.compile(r"\bcuDNN" + _SEP + r"(\d{1,2}(?:\.\d{1,2}(?:\.\d{1,3}){0,2})?)\b(?!\.?\d)(?!-(?:windows|linux))", re.I)
@@ -259,6 +261,9 @@ def parse(p: Paste, f: Facts) -> None:
                    or bool(re.search(r"install(?:ed|ing)?\s{1,3}$", before)))
         f.runtime(STATED, version=m.group(2), path="(stated in the paste)", kind="toolkit" if toolkit else "stated",
                   source=src)
+    for m, src in found(_CUDA_MAJOR, "cuda"):
+        if not ASKED.search(p.text, max(0, m.start() - 40), m.start()):
+            f.extra_reads.append(Read("cuda.stated_major", m.group(1), src))
     for m, src in found(_NVCC, "nvcc"):
         f.runtime(STATED, version=m.group(1), path="(nvcc, as stated in the paste)", kind="toolkit", source=src,
                   nvcc=m.group(1))

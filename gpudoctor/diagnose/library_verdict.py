@@ -24,13 +24,15 @@ _SONAME = re.compile(r"\blib(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusp
                      r"\b(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc)64_(\d{2,3})(?:_0)?\.dll", re.I)
 
 
-def library_not_loaded_category(text: str, frameworks: tuple[str, ...], s: Snapshot) -> str | None:
+def library_not_loaded_category(text: str, frameworks: tuple[str, ...], s: Snapshot,
+                                majors: tuple[str, ...] = ()) -> str | None:
     """A CUDA library could not be loaded: which CUDA it belongs to against the
     CUDA the paste shows installed. The same CUDA there means the library is not
     where the framework looks (a venv without the runtime, a conda lib folder
     the loader does not search): a missing library. Only other CUDAs there means
     a framework built for another CUDA. Nothing installed shown: the message alone
-    (None, the entry's category)."""
+    (None, the entry's category). `majors`: CUDA majors the paste states bare ("cuda11"),
+    which settle the question when the library names only its major."""
     want = _cuda_it_wants(text, frameworks, s)
     # A CUDA stated on the failing line itself is that machine's ("libnvrtc.so.11.2: cannot open
     # shared object file (in server with cuda 11.1)"), where the paste elsewhere names several.
@@ -38,6 +40,8 @@ def library_not_loaded_category(text: str, frameworks: tuple[str, ...], s: Snaps
     have = [v for v in (parse_numeric(m.group(2)) for m in STATED_CUDA.finditer(text)
                         if not ASKED.search(text, max(0, m.start() - 40), m.start())) if v]
     have = have or [v for v in (parse_numeric(rt.version or "") for rt in s.cuda_runtimes or ()) if v]
+    if want is not None and want[1] is None:
+        have = have or [(int(v),) for v in majors]
     if want is None or not have:
         return None
     if any(v[0] == want[0] and (want[1] is None or (len(v) > 1 and v[1] == want[1])) for v in have):
