@@ -30,9 +30,12 @@ def driver_tuple(version: str | None) -> tuple[int, ...] | None:
 
 
 def driver_at_least(version: str | None, floor: str) -> bool | None:
-    """Compare driver releases; None when `version` does not parse."""
+    """Compare driver releases; None when `version` does not parse, or names only
+    the branch of the floor ("410" against 410.48: any 410.xx release)."""
     have, need = driver_tuple(version), driver_tuple(floor)
     if have is None or need is None:
+        return None
+    if len(have) == 1 and len(need) > 1 and have[0] == need[0] and any(need[1:]):
         return None
     width = max(len(have), len(need))
     return have + (0,) * (width - len(have)) >= need + (0,) * (width - len(need))

@@ -8,7 +8,7 @@ from gpudoctor.compat import arch_driver_verdict
 from gpudoctor.diagnose import read_paste
 from gpudoctor.diagnose.findings import diagnose_report
 from gpudoctor.matrices import load_matrices
-from gpudoctor.versions import compute_capability
+from gpudoctor.versions import compute_capability, driver_at_least
 
 M = load_matrices(overlay=None)
 
@@ -65,3 +65,11 @@ def test_a_pasted_banner_is_judged_by_the_same_rule():
     hits = [f for f in report.findings if f.code == "GD108"]
     assert hits, [f.code for f in report.findings]
     assert "570.26" in hits[0].fix.text
+
+
+def test_a_driver_given_only_by_its_branch_is_not_judged_against_a_floor_inside_that_branch():
+    # "Nvidia-driver-410" is some 410.xx: Turing's floor 410.48 may or may not be met
+    assert driver_at_least("410", "410.48") is None
+    assert driver_at_least("410", "418.39") is False and driver_at_least("450", "418.39") is True
+    report = diagnose_report(read_paste("Nvidia-driver-410\nGeForce RTX 2080\n", matrices=M), M)
+    assert not [f for f in report.findings if f.code == "GD108"]
