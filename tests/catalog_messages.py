@@ -2,6 +2,11 @@
 
 # One real message per catalogue entry (as the tools print them) -> the entry it must match.
 MESSAGES = {
+    "xid-hardware-fault": "kernel: NVRM: Xid (PCI:0000:01:00): 62, pid=24349, 0000(0000) 00000000 00000000",
+    "nvml-driver-not-loaded": "ERROR: NVIDIA driver is not loaded",
+    "nvhpc-rebuild-for-gpu": "Rebuild the application with -gpu=cc86 to use NVIDIA Tesla GPU 0",
+    "conda-python-unsatisfiable": "to be incompatible with the existing python installation in your environment:",
+    "cudnn-sublibrary-mismatch": "RuntimeError: cuDNN error: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH",
     "tensorrt-unsupported-sm": "[01/04/2023-17:36:59] [F] [TRT] Assertion failed: Unsupported SM: 0x809",
     "ggml-no-device-code": "ggml-cuda.cu:3211: ERROR: CUDA kernel vec_dot_q5_K_q8_1_impl_vmmq has no device code "
                            "compatible with CUDA arch 520. ggml-cuda.cu was compiled for: 520",

@@ -305,6 +305,15 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("torch-cudnn-incompatible", "RuntimeError: cuDNN version mismatch: PyTorch was compiled against 7102 but linked "
                                  "against 7301"),  # torch 0.4
     ("no-cuda-device", "W0624 14:32:46.220422 23029 init.cc:136] Compiled with WITH_GPU, but no GPU found in runtime."),
+    ("xid-hardware-fault", "TREX: Can't find nonce with device [ID=4, GPU: #4], cuda exception: "
+                           "CUDA_ERROR_LAUNCH_FAILED, try to reduce overclock to stabilize GPU state"),
+    ("nvidia-smi-no-driver", "`nvidia-smi` cannot communicate with drivers."),
+    ("container-no-gpu-runtime", 'Error response from daemon : could not select device driver "nvidia" with '
+                                 'capabilities : [[gpu]]'),
+    ("cuda-libs-missing", "The code execution cannot proceed because cudart64_110.dll was not found. Reinstalling "
+                          "the program may fix this problem"),
+    ("gpu-not-detected-statement", "After updating host and nvidia driver, transcoding fail cause container cant "
+                                   "access GPU"),
     # Paddle's CPU build asked for a CUDAPlace / pinned memory (pybind/place.cc)
     ("paddle-not-compiled-with-cuda", "E0901 10:11:12.123 place.cc:80] Cannot use GPU because you have installed CPU "
                                       "version PaddlePaddle."),
