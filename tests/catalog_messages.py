@@ -2,6 +2,19 @@
 
 # One real message per catalogue entry (as the tools print them) -> the entry it must match.
 MESSAGES = {
+    "ollama-gpu-too-old": 'level=INFO source=gpu.go:303 msg="[0] CUDA GPU is too old. Compute Capability detected: 3.5"',
+    "ollama-driver-library-mismatch": "level=WARN source=gpu.go:598 msg=\"version mismatch between driver and cuda "
+                                      "driver library - reboot or upgrade may be required: library "
+                                      "/usr/lib/x86_64-linux-gnu/libcuda.so.550.90.07\"",
+    "ollama-driver-too-old": 'level=WARN source=cuda_common.go:65 msg="old CUDA driver detected - please upgrade to a '
+                             'newer driver" version=11.4',
+    "ollama-arch-not-compiled": 'level=INFO msg="skipping CUDA device \u2014 compute capability not in compiled '
+                                'architectures" cc=61 archs="75,80,86,89,90,120"',
+    "ollama-incompatible-library-on-path": 'level=WARN source=runner.go:739 msg="potentially incompatible library '
+                                           'detected in PATH" location=C:\\llama.cpp\\ggml-base.dll',
+    "cuda-operating-system-error": "ggml_cuda_init: failed to initialize CUDA: OS call failed or operation not "
+                                   "supported on this OS",
+    "ollama-no-compatible-gpu": 'level=INFO source=gpu.go:377 msg="no compatible GPUs were discovered"',
     "xid-hardware-fault": "kernel: NVRM: Xid (PCI:0000:01:00): 62, pid=24349, 0000(0000) 00000000 00000000",
     "nvml-driver-not-loaded": "ERROR: NVIDIA driver is not loaded",
     "nvhpc-rebuild-for-gpu": "Rebuild the application with -gpu=cc86 to use NVIDIA Tesla GPU 0",

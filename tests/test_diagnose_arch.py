@@ -236,3 +236,20 @@ def test_ggmls_no_device_code_is_a_build_fault_only_below_the_gpus_own_architect
              "ggml-cuda.cu:3211: ERROR: CUDA kernel vec_dot_q5_K_q8_1_impl_vmmq has no device code compatible with "
              "CUDA arch 520. ggml-cuda.cu was compiled for: 520\n")
     assert _categories(paste, "GD801") == category
+
+
+@pytest.mark.parametrize("cc, category", [
+    ("61", "arch-dropped"),  # below every architecture the runner carries
+    ("120", "arch-too-new-for-cuda"),  # a runner older than the GPU
+    ("87", "arch-not-in-build"),  # inside the range, skipped
+])
+def test_ollamas_skipped_device_is_judged_by_its_cc_against_the_runners_architectures(cc, category):
+    paste = ('level=INFO msg="skipping CUDA device \u2014 compute capability not in compiled architectures" '
+             f'cc={cc} archs="75,80,86,89,90"\n')
+    assert _categories(paste, "GD801") == [category]
+
+
+def test_ollamas_summary_line_defers_to_the_line_that_says_why():
+    paste = ('level=INFO source=gpu.go:303 msg="[0] CUDA GPU is too old. Compute Capability detected: 3.5"\n'
+             'level=INFO source=gpu.go:377 msg="no compatible GPUs were discovered"\n')
+    assert [(f.code, f.category) for f in _findings(paste) if f.code in ("GD801", "GD809")] == [("GD801", "arch-dropped")]

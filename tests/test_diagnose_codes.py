@@ -382,3 +382,10 @@ def test_jaxs_cudnn_mismatch_beside_torch_in_one_script_is_two_libraries_loading
     paste = script + ("E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:439] Loaded runtime CuDNN library: 8.5.0 "
                       "but source was compiled with: 8.6.0.\n")
     assert _categories(paste, "GD806") == [category]
+
+
+def test_cudas_operating_system_error_is_wsls_inside_wsl():
+    line = "ggml_cuda_init: failed to initialize CUDA: OS call failed or operation not supported on this OS\n"
+    assert _categories(line, "GD804") == ["driver-library-mismatch"]
+    wsl = "Linux DESKTOP 5.15.167.4-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux\n" + line
+    assert "wsl" in [f.category for f in _findings(wsl)]

@@ -213,8 +213,30 @@ def message_arch_category(entry_id: str, text: str, s: Snapshot) -> str | None:
         if sm is not None and sm.major >= 8:
             return "arch-too-new-for-cuda"
         return "arch-dropped" if sm is not None and sm.major < 7 else None
+    if entry_id == "ollama-arch-not-compiled":
+        return ollama_arch_category(text)
     if entry_id == "ggml-no-device-code":
         m = _GGML_ARCH.search(text)
         ran = compute_capability(f"{m.group(1)[:-1]}.{m.group(1)[-1]}") if m else None
         return "info" if ran is not None and ccs and all(c == ran for c in ccs) else None
     return None
+
+
+# Ollama's "skipping CUDA device — compute capability not in compiled architectures" cc=61 archs=75,80,86
+_OLLAMA_ARCHS = re.compile(r"\bcc=\"?(\d{1,2})(\d)\b\"?[^\n]*?\barchs=\"?([\d, ;]+)", re.I)
+
+
+def ollama_arch_category(text: str) -> str | None:
+    """Below every architecture Ollama's runner was compiled for: dropped; above all of a
+    newer major: a runner older than the GPU; None (the entry's gap) otherwise."""
+    m = _OLLAMA_ARCHS.search(text)
+    archs = [a for a in re.findall(r"\d{2,3}", m.group(3))] if m else []
+    if not m or not archs:
+        return None
+    cc = compute_capability(f"{m.group(1)}.{m.group(2)}")
+    built = [c for c in (compute_capability(f"{a[:-1]}.{a[-1]}") for a in archs) if c]
+    if cc is None or not built:
+        return None
+    if cc < min(built):
+        return "arch-dropped"
+    return "arch-too-new-for-cuda" if cc.major > max(built).major else None
