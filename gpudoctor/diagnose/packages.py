@@ -72,7 +72,7 @@ def parse(p: Paste, f: Facts) -> None:
         cu = re.search(r"nvidia-[\w-]+-cu(\d+)", requires.group(1)) if requires else None
         if cu and m.group(1).lower() == "torch":
             f.fw("torch", "build", "cuda", p.where("pip show Requires", m.start()))
-    listed = list(p.scan(_COLON_LIST, ":"))
+    listed = list(p.scan(_COLON_LIST, *_COLUMN_WORDS))
     for i, m in enumerate(listed):
         # a list, not one "name: 1.2" line in prose: another such line within a few lines
         near = any(abs(o.start() - m.start()) < 400 for o in listed[max(0, i - 1):i + 2] if o is not m)
