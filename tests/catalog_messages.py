@@ -2,6 +2,13 @@
 
 # One real message per catalogue entry (as the tools print them) -> the entry it must match.
 MESSAGES = {
+    "vllm-quantization-min-capability": "ValueError: The quantization method fp8 is not supported for the current GPU. "
+                                        "Minimum capability: 89. Current capability: 86.",
+    "bnb-no-library-for-cuda": "\U0001f6a8 CUDA VERSION MISMATCH \U0001f6a8",
+    "bnb-cpu-only-library": "RuntimeError: Method 'cdequantize_blockwise_fp32' not available in CPU-only version of "
+                            "bitsandbytes.",
+    "deepspeed-ops-cuda-mismatch": "CUDA version mismatch! DeepSpeed ops were compiled and installed with a different "
+                                   "version than what is being used at runtime.",
     "ollama-gpu-too-old": 'level=INFO source=gpu.go:303 msg="[0] CUDA GPU is too old. Compute Capability detected: 3.5"',
     "ollama-driver-library-mismatch": "level=WARN source=gpu.go:598 msg=\"version mismatch between driver and cuda "
                                       "driver library - reboot or upgrade may be required: library "

@@ -319,6 +319,7 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("cuda-unknown-error", 'level=WARN source=gpu.go:604 msg="unknown error initializing cuda driver library '
                            '/usr/lib/x86_64-linux-gnu/libcuda.so.535.183.01: cuda driver library init failure: 999"'),
     ("ollama-driver-too-old", 'level=INFO msg="NVIDIA driver too old" required_driver="570 or newer" driver=535'),
+    ("libcuda-missing", "AssertionError: libcuda.so cannot found!"),  # Triton's JIT
     # Paddle's CPU build asked for a CUDAPlace / pinned memory (pybind/place.cc)
     ("paddle-not-compiled-with-cuda", "E0901 10:11:12.123 place.cc:80] Cannot use GPU because you have installed CPU "
                                       "version PaddlePaddle."),
