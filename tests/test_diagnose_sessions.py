@@ -165,7 +165,7 @@ def test_jax_answering_cpu_only_with_no_cuda_part_listed_is_a_cpu_build(listing,
     ("pip install jax[cuda12_pip] -f https://storage.googleapis.com/jax-releases/jax_cuda_releases.html\n", "cuda"),
     ("pip install jaxlib==0.1.67+cuda111 -f https://storage.googleapis.com/jax-releases/jax_releases.html\n", "cuda"),
     ("pip install jax\npip install -U jax-cuda12-plugin\n", "cuda"),  # a later command added the CUDA part
-    ("pip install jax\n>>> jax.devices()\n[CudaDevice(id=0)]\n", None),  # it answered with a GPU
+    ("pip install jax\n>>> jax.devices()\n[CudaDevice(id=0)]\n", "cuda"),  # it answered with a GPU: the answer decides
     ("macOS 14 on an M2\npip install jax\n", None),
 ])
 def test_a_jax_install_command_says_which_build(text, build):

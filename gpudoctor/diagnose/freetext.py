@@ -299,9 +299,10 @@ def _frameworks(found, f: Facts) -> None:
         if "-gpu" in m.group(0).lower():  # the name of TensorFlow 1.x's (and 2.0-2.11's) CUDA package
             f.fw("tensorflow", "build", "cuda", src, STATED)
     for m, src in found(_JAX, "jax"):
-        f.fw("jax", "version", m.group(2), src, STATED)
         if m.group(1).lower() == "jaxlib":
-            f.package("jaxlib", m.group(2), src)
+            f.package("jaxlib", m.group(2), src)  # jax's version is jax's own ("jax 0.3.16, jaxlib 0.3.15")
+        else:
+            f.fw("jax", "version", m.group(2), src, STATED)
     for m, src in found(_CUPY, "cupy"):
         f.fw("cupy", "version", m.group(1), src, STATED)
     for m, src in found(_ORT, "onnx"):

@@ -17,10 +17,20 @@ _PYTHON = re.compile(r"^python:[ \t]{1,10}(\d\.\d{1,2}\.\d{1,3})", re.M)
 _DEVICES = re.compile(r"^jax\.devices \((\d{1,4}) total, (\d{1,4}) local\): \[([^\n]{0,2000})\]", re.M)
 _DEVICE_INFO = re.compile(r"^device info: ([^\n]{1,120}?)-(\d{1,3}), (\d{1,4}) local devices", re.M)
 _PLATFORM = re.compile(r"^platform: uname_result\(([^\n]{0,600})\)", re.M)
-_GPU_DEVICE = re.compile(r"\b(cuda|gpu|CudaDevice|GpuDevice|StreamExecutorGpuDevice)\(id=", re.I)
+_GPU_DEVICE = re.compile(r"\b(cuda|gpu|CudaDevice|GpuDevice|StreamExecutorGpuDevice)\((?:id=)?\d", re.I)
+
+
+# A JAX device list printed anywhere ("[GpuDevice(id=0, process_index=0)]", early jax's "[GPUDevice(0)"):
+# the CUDA backend came up, whatever version the reporter typed without its "+cuda" tag.
+_GPU_DEVICE_LIST = re.compile(r"\[(?:CudaDevice|GpuDevice|StreamExecutorGpuDevice)\((?:id=)?\d", re.I)
 
 
 def parse(p: Paste, f: Facts) -> None:
+    for m in p.scan(_GPU_DEVICE_LIST, "device("):
+        src = p.where("JAX device list", m.start(), claim=False)
+        f.fw("jax", "build", "cuda", src)
+        f.fw("jax", "is_available", True, src)
+        break
     jax = _JAX.search(p.text)
     if not jax:
         return

@@ -146,7 +146,8 @@ def interpret(f: Facts) -> None:
     jaxlib = pk.get("jaxlib")
     if jaxlib:
         tag = re.search(r"\+cuda(\d+)(?:\.cudnn(\d)(\d+))?", jaxlib.value)
-        if not tag and re.match(r"0\.[0-3]\.", jaxlib.value):
+        # (unless JAX shows a GPU device: a version retyped in prose drops its "+cuda111" tag)
+        if not tag and re.match(r"0\.[0-3]\.", jaxlib.value) and f.fw_get("jax", "is_available") is not True:
             # Before 0.4 a CUDA jaxlib carried its CUDA in the version ("0.1.67+cuda111", from
             # Google's index); PyPI's plain jaxlib was, and is, the CPU build.
             f.fw("jax", "version", jaxlib.value, jaxlib.source, jaxlib.rank)

@@ -182,5 +182,6 @@ def _fact(f: Facts, key: tuple[str, str], value, src: str, rank: int = TOOL) -> 
             f.fw(what, "is_available", False, src, rank)
         elif field == "devices" and "cpudevice" in text and "cuda" not in text and "gpu" not in text:
             f.fw(what, "is_available", False, src, rank)
-        elif field == "devices" and re.search(r"\b(?:cuda|gpu)(?:device)?\(id=\d", text):
-            f.fw(what, "is_available", True, src, rank)  # [CudaDevice(id=0)], [cuda(id=0)], [GpuDevice(id=0, ...)]
+        elif field == "devices" and re.search(r"\b(?:cuda|gpu)(?:device)?\((?:id=)?\d", text):
+            # [CudaDevice(id=0)], [cuda(id=0)], [GpuDevice(id=0, ...)], early jax's [GpuDevice(0)]
+            f.fw(what, "is_available", True, src, rank)
