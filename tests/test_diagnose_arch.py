@@ -253,3 +253,12 @@ def test_ollamas_summary_line_defers_to_the_line_that_says_why():
     paste = ('level=INFO source=gpu.go:303 msg="[0] CUDA GPU is too old. Compute Capability detected: 3.5"\n'
              'level=INFO source=gpu.go:377 msg="no compatible GPUs were discovered"\n')
     assert [(f.code, f.category) for f in _findings(paste) if f.code in ("GD801", "GD809")] == [("GD801", "arch-dropped")]
+
+
+def test_xlas_no_kernel_image_with_a_toolkit_newer_than_the_driver_is_the_drivers_age():
+    # JAX compiles with the toolkit's ptxas; driver 470 runs CUDA 11.4, the toolkit is 11.6
+    paste = ("jax and jaxlib do not work with cuda-11.6.2 and nvidia driver version 470\n"
+             "jax 0.3.16, jaxlib 0.3.15\n>>> jax.devices()\n[GpuDevice(id=0, process_index=0)]\n"
+             "RuntimeError: Unknown: no kernel image is available for execution on the device\n")
+    assert _categories(paste, "GD801") == ["driver-too-old-for-runtime"]
+    assert _categories(paste.replace("11.6.2", "11.2.2"), "GD801") != ["driver-too-old-for-runtime"]

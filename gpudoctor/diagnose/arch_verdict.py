@@ -240,3 +240,14 @@ def ollama_arch_category(text: str) -> str | None:
     if cc < min(built):
         return "arch-dropped"
     return "arch-too-new-for-cuda" if cc.major > max(built).major else None
+
+
+def xla_ptx_newer_than_driver(s: Snapshot, m: Matrices | None) -> bool:
+    """JAX and TensorFlow (XLA) compile kernels with the installed toolkit's ptxas and
+    the driver loads that code: a stated toolkit newer than every CUDA the driver runs
+    makes "no kernel image" the driver's age, not the build's architectures (XLA's own
+    warning: "The driver's CUDA version is older than the ptxas CUDA version")."""
+    if not any(fw.name in ("jax", "tensorflow") for fw in s.frameworks or ()):
+        return False
+    top = driver_top_cuda(s, m)
+    return top is not None and any(v is not None and v > top for v in map(cuda_version, named_cudas(s)))

@@ -13,7 +13,8 @@ import re
 
 from gpudoctor.diagnose import Diagnosis
 from gpudoctor.diagnose.arch_verdict import (arch_category, driver_top_cuda, gpus_older_than_the_cuda,
-                                             message_arch_category, named_cudas, stated_cuda_cannot_target_gpu)
+                                             message_arch_category, named_cudas, stated_cuda_cannot_target_gpu,
+                                             xla_ptx_newer_than_driver)
 from gpudoctor.diagnose.fallback import cpu_fallback_findings, wsl_host_findings
 from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.diagnose.library_verdict import (LIBRARY_NOT_LOADED_CODES, TORCH_CUDNN_FIRST_FIX, TWO_CUDNN_MAJORS_FIX,
@@ -65,6 +66,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             category = "driver-too-old-for-runtime"
         severity = None
         category = message_arch_category(entry.id, sig.text, d.snapshot) or category
+        if entry.code == "GD801" and xla_ptx_newer_than_driver(d.snapshot, m):
+            category = "driver-too-old-for-runtime"
         if entry.code in LIBRARY_NOT_LOADED_CODES:
             majors = tuple(r.value for r in d.reads if r.fact == "cuda.stated_major")
             category = library_not_loaded_category(sig.text, entry.frameworks, d.snapshot, majors) or category
