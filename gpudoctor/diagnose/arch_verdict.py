@@ -196,7 +196,7 @@ def _cannot_target(ccs: list, sms: tuple[str, ...]) -> tuple[str, tuple] | None:
 
 # TensorRT names the SM it has no kernels for: "Unsupported SM: 0x809" (8.9), "Target GPU SM 61".
 _TRT_SM = re.compile(r"Unsupported SM: 0x([0-9a-f])0?([0-9a-f])\b|Target GPU SM (\d)(\d)\b", re.I)
-# ggml names the architecture its device code ran as: "compatible with CUDA arch 520".
+# ggml names the architecture its device code ran as, __CUDA_ARCH__: "compatible with CUDA arch 520" (5.2).
 _GGML_ARCH = re.compile(r"compatible with CUDA arch (\d{2,3})0\b", re.I)
 
 
@@ -217,24 +217,23 @@ def message_arch_category(entry_id: str, text: str, s: Snapshot) -> str | None:
         return ollama_arch_category(text)
     if entry_id == "ggml-no-device-code":
         m = _GGML_ARCH.search(text)
-        ran = compute_capability(f"{m.group(1)[:-1]}.{m.group(1)[-1]}") if m else None
+        ran = compute_capability(f"sm_{m.group(1)}") if m else None
         return "info" if ran is not None and ccs and all(c == ran for c in ccs) else None
     return None
 
 
 # Ollama's "skipping CUDA device — compute capability not in compiled architectures" cc=61 archs=75,80,86
-_OLLAMA_ARCHS = re.compile(r"\bcc=\"?(\d{1,2})(\d)\b\"?[^\n]*?\barchs=\"?([\d, ;]+)", re.I)
+_OLLAMA_ARCHS = re.compile(r"\bcc=\"?(\d{2,3})\b\"?[^\n]*?\barchs=\"?([\d, ;]+)", re.I)
 
 
 def ollama_arch_category(text: str) -> str | None:
     """Below every architecture Ollama's runner was compiled for: dropped; above all of a
     newer major: a runner older than the GPU; None (the entry's gap) otherwise."""
     m = _OLLAMA_ARCHS.search(text)
-    archs = [a for a in re.findall(r"\d{2,3}", m.group(3))] if m else []
-    if not m or not archs:
+    if not m:
         return None
-    cc = compute_capability(f"{m.group(1)}.{m.group(2)}")
-    built = [c for c in (compute_capability(f"{a[:-1]}.{a[-1]}") for a in archs) if c]
+    cc = compute_capability(f"sm_{m.group(1)}")
+    built = [c for c in (compute_capability(f"sm_{a}") for a in re.findall(r"\d{2,3}", m.group(2))) if c]
     if cc is None or not built:
         return None
     if cc < min(built):

@@ -15,7 +15,7 @@ from typing import Any
 
 from gpudoctor.diagnose.collect import DERIVED, Facts, GpuDraft, Read, Value
 from gpudoctor.matrices import Matrices
-from gpudoctor.rules.runtimes import ORT_DISTRIBUTIONS, SHARED_MODULE
+from gpudoctor.rules.runtimes import SHARED_MODULE
 from gpudoctor.snapshot import (
     Companion,
     CudaRuntime,
@@ -203,11 +203,10 @@ def _module_packages(f: Facts) -> tuple[Companion, ...] | None:
     """The packages the paste lists that install one module under different names (the
     ONNX Runtime builds, paddlepaddle and paddlepaddle-gpu, the cupy-cuda packages): two
     of one module are a conflict (GD510, GD511). None when it lists none."""
-    found = [Companion(name=name, framework="onnxruntime", version=Fact(v.value, v.source))
-             for name, v in f.packages.items() if name in ORT_DISTRIBUTIONS]
-    found += [Companion(name=name, framework=module, version=Fact(v.value, v.source))
-              for name, v in f.packages.items() for module, (names, *_) in SHARED_MODULE.items() if names.fullmatch(name)]
-    return tuple(found) or None
+    found = tuple(Companion(name=name, framework=module, version=Fact(v.value, v.source))
+                  for name, v in f.packages.items() for module, (names, *_) in SHARED_MODULE.items()
+                  if names.fullmatch(name))
+    return found or None
 
 
 def _show(value: Any) -> str:

@@ -28,10 +28,12 @@ REQUIREMENTS = "https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionPr
 ORT_DISTRIBUTIONS = ("onnxruntime", "onnxruntime-gpu", "onnxruntime-directml", "onnxruntime-openvino",
                      "onnxruntime-silicon", "onnxruntime-training")
 
-# Other frameworks whose builds are distributions of different names installing one import package:
+# Frameworks whose builds are distributions of different names installing one import package:
 # module -> (the distributions' names, the plain (CPU or source) one, the source that says to keep
-# only one).
+# only one). ONNX Runtime's are judged by GD510, the others by GD511.
 SHARED_MODULE = {
+    "onnxruntime": (re.compile("|".join(map(re.escape, ORT_DISTRIBUTIONS))), "onnxruntime",
+                    "https://github.com/microsoft/onnxruntime/issues/3787"),
     # a Paddle maintainer: both wheels install into site-packages/paddle, keep one
     "paddle": (re.compile(r"paddlepaddle(?:-gpu)?"), "paddlepaddle", "https://github.com/PaddlePaddle/Paddle/issues/47344"),
     # CuPy warns itself ("multiple CuPy packages are installed") and asks to uninstall all but one
@@ -116,7 +118,7 @@ def ort_packages(s: Snapshot, m: Matrices) -> Findings:
       "module (paddlepaddle next to paddlepaddle-gpu, two cupy packages).",
       FAMILY, since="0.1.0")
 def framework_packages(s: Snapshot, m: Matrices) -> Findings:
-    found = [c for c in s.companions or () if c.framework in SHARED_MODULE]
+    found = [c for c in s.companions or () if c.framework in SHARED_MODULE and c.framework != "onnxruntime"]
     if not found:
         raise Unknown("no package of a framework whose builds share one module is known")
     for module, (_, plain, guide) in SHARED_MODULE.items():
