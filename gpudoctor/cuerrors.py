@@ -238,7 +238,11 @@ _RUNTIME_NUMBER = re.compile(
     r"[^\n]{0,80}?\b(?:error|returned|code)\s*[:=(]?\s*(\d{1,3})\b", re.I)
 _DRIVER_NUMBER = re.compile(
     r"\bcuda\s+driver\s+error\s*[:(]?\s*\(?(\d{1,3})\)?(?![\d.])|\bCUresult\s*[:=(]?\s*(\d{1,3})\b"
-    r"|\bcuInit\b[^\n]{0,30}?\b(?:error|returned|failed)\s*[:=(]?\s*(\d{1,3})\b", re.I)
+    r"|\bcuInit\b[^\n]{0,30}?\b(?:error|returned|failed)\s*[:=(]?\s*(\d{1,3})\b"
+    r"|\bcuda driver library init failure:\s*(\d{1,3})\b", re.I)  # Ollama's cuInit (discover/gpu_info_nvcuda.c)
+# CUresult's numbers never changed, so a driver-API number also names the faults whose
+# runtime numbers were different before CUDA 10.1: the stub library and an OS call failing.
+_DRIVER_SPELLED = _SPELLED | {34, 304}
 
 
 def spelled_out(text: str) -> list[tuple[int, str]]:
@@ -250,7 +254,7 @@ def spelled_out(text: str) -> list[tuple[int, str]]:
         for m in pattern.finditer(text):
             code = int(next(g for g in m.groups() if g))
             code = _LEGACY.get(code, code) if runtime else code
-            if code in _SPELLED:
+            if code in (_SPELLED if runtime else _DRIVER_SPELLED):
                 e = BY_CODE[code]
                 found.append((m.start(), f"{e.runtime_name}: {e.message}"))
     return sorted(found)

@@ -2,6 +2,18 @@
 
 # One real message per catalogue entry (as the tools print them) -> the entry it must match.
 MESSAGES = {
+    "vllm-no-platform": "RuntimeError: Failed to infer device type, please set the environment variable "
+                        "`VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help debug the issue.",
+    "vllm-attention-backend-capability": "ValueError: No valid attention backend found for cuda with head_size: 256, "
+                                         "dtype: torch.float16, kv_cache_dtype: auto, block_size: 16. Reasons: "
+                                         "{FLASH_ATTN: [compute capability not supported]}.",
+    "sglang-min-capability": "RuntimeError: SGLang only supports sm75 and above.",
+    "bnb-missing-dependency": "\U0001f6a8 CUDA SETUP ERROR: Missing dependency: libcusparse.so.12 \U0001f6a8",
+    "triton-no-active-driver": "RuntimeError: 0 active drivers ([]). There should only be one.",
+    "deepspeed-jit-no-cuda-devices": "DeepSpeed JIT builder for 'fused_adam' found no CUDA devices. Set "
+                                     "TORCH_CUDA_ARCH_LIST or make GPUs visible.",
+    "deepspeed-op-needs-newer-gpu": "Unable to JIT load the fp_quantizer op due to it not being compatible due to "
+                                    "hardware/software issue. FP Quantizer requires compute capability >= 8.0",
     "vllm-quantization-min-capability": "ValueError: The quantization method fp8 is not supported for the current GPU. "
                                         "Minimum capability: 89. Current capability: 86.",
     "bnb-no-library-for-cuda": "\U0001f6a8 CUDA VERSION MISMATCH \U0001f6a8",

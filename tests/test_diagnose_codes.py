@@ -314,6 +314,8 @@ def test_a_libcuda_newer_than_the_kernel_module_is_judged_where_it_runs(where, c
     ("cudaGetDeviceCount returned 100", "GD809"),
     ("Cuda driver error 999 in call at file 'lib/gpu/nvd_device.h'", "GD816"),
     ("CUresult 802 from cuInit", "GD816"),
+    ('msg="Unable to load cudart library /usr/lib/libcuda.so.1: cuda driver library init failure: 804"', "GD802"),
+    ("Unable to load cudart library /usr/lib/stubs/libcuda.so: cuda driver library init failure: 34", "GD810"),
 ])
 def test_a_cuda_error_given_only_by_its_number_is_read_as_its_message(line, code):
     m = load_matrices(overlay=None)

@@ -325,6 +325,11 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
                                       "version PaddlePaddle."),
     ("paddle-not-compiled-with-cuda", "PermissionDeniedError: Cannot use CUDAPinnedPlace in CPU only version, Please "
                                       "recompile or reinstall Paddle with CUDA support."),
+    # Ollama's nvmlInit failure by nvmlReturn_t number (gpu_info_nvml.c)
+    ("nvml-driver-not-loaded", "Unable to load NVML management library C:\\Windows\\system32\\nvml.dll: nvml vram "
+                               "init failure: 9"),
+    ("libcuda-missing", "CUDA SETUP ERROR: Missing dependency: libcuda.so.1"),  # bitsandbytes
+    ("deepspeed-no-cuda-home", "Unable to run /usr/local/cuda/bin/nvcc, unable to compile CUDA op(s): [Errno 2]"),
 ])
 def test_wording_variants_match(entry, message):
     matches = match_text(message)
