@@ -227,3 +227,19 @@ def test_metadata_helpers():
              {"filename": "torch-2.15.0-cp314-cp314t-manylinux_2_28_x86_64.whl"},
              {"filename": "torch-2.15.0.tar.gz"}]
     assert wheel_pythons(files) == [(3, 11)]
+
+
+def test_a_row_with_per_release_arch_lists_is_written_as_an_inline_table_and_read_back():
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    from gpudoctor.matrices.records import TorchBuild
+    from gpudoctor.matrices.tomlwrite import row_lines
+
+    row = TorchBuild(series="1.3", variant="cu101", platform="linux-x86_64", source="s", cuda="10.1",
+                     arch_list=("sm_50",), patch_arch_lists={"1.3.0": ("sm_35", "sm_50")})
+    back = tomllib.loads("\n".join(row_lines("build", row)[1:]))
+    assert back["patch_arch_lists"] == {"1.3.0": ["sm_35", "sm_50"]}
+    assert "patch_arch_lists" not in "\n".join(row_lines("build", TorchBuild("1.3", "cpu", "linux-x86_64", "s")))

@@ -149,9 +149,11 @@ def _torch_from_matrices(f: Facts, m: Matrices) -> None:
         variant = "cu" + cuda.replace(".", "")
         row = m.torch_build(version, variant, platform)
         where = platform if known else f"{platform}, assumed"
-        if row is not None and row.arch_list:
-            f.fw("torch", "arch_list", tuple(row.arch_list),
-                 f"gpudoctor matrices: torch {series} {variant} ({where}) arch list", DERIVED)
+        arch_list = row.arch_list_of(version) if row is not None else ()
+        if row is not None and arch_list:
+            named = version.split("+")[0] if arch_list is not row.arch_list else series
+            f.fw("torch", "arch_list", tuple(arch_list),
+                 f"gpudoctor matrices: torch {named} {variant} ({where}) arch list", DERIVED)
         if row is not None and row.cudnn and f.fw_get("torch", "cudnn") is None:
             f.fw("torch", "cudnn", row.cudnn, f"gpudoctor matrices: torch {series} {variant} ({where}) cuDNN pin",
                  DERIVED)

@@ -1,7 +1,7 @@
 """Write matrix rows back as TOML (the overlay written by `matrix refresh`).
 
-The row types hold only strings, numbers, booleans and tuples of those, so a
-small writer is enough; tomllib (or tomli) reads what it writes, and the
+The row types hold only strings, numbers, booleans, tuples of those and
+string-keyed tables of tuples (an inline table), so a small writer is enough; tomllib (or tomli) reads what it writes, and the
 loader validates it like any shipped file.
 """
 
@@ -33,6 +33,8 @@ def _scalar(value: Any) -> str:
 def _value(value: Any) -> str:
     if isinstance(value, (tuple, list)):
         return "[" + ", ".join(_scalar(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{_scalar(str(k))} = {_value(v)}" for k, v in value.items()) + " }"
     return _scalar(value)
 
 
@@ -41,7 +43,8 @@ def row_lines(table: str, row: Any) -> list[str]:
     lines = [f"[[{table}]]"]
     for f in fields(row):
         value = getattr(row, f.name)
-        default = f.default if f.default is not MISSING else MISSING
+        default = f.default if f.default is not MISSING else \
+            f.default_factory() if f.default_factory is not MISSING else MISSING
         if default is not MISSING and value == default:
             continue
         if value is None:

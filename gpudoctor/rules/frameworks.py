@@ -84,6 +84,12 @@ def _python_range(m: Matrices, fw: Framework) -> tuple[str | None, str | None, s
     return (rel.python_min, rel.python_max, rel.source) if rel else None
 
 
+def _python_extra(m: Matrices, fw: Framework) -> tuple[str, ...]:
+    """Pythons a release supports outside its range (torch up to 1.4: 2.7)."""
+    rel = m.torch_release(str(fw.version.value)) if fw.name == "torch" and fw.version.known else None
+    return rel.python_extra if rel else ()
+
+
 @rule("GD503", "python-not-supported-by-release", "python-version-unsupported", Severity.WARNING,
       "The Python version is outside the range the framework release supports.", FAMILY, since="0.1.0")
 def python_unsupported(s: Snapshot, m: Matrices) -> Findings:
@@ -97,7 +103,7 @@ def python_unsupported(s: Snapshot, m: Matrices) -> Findings:
         lo, hi, source = rng
         lo_py, hi_py = python_version(lo), python_version(hi)
         assert lo_py is not None and hi_py is not None  # required "X.Y" fields of every row that has them
-        if lo_py <= py <= hi_py:
+        if lo_py <= py <= hi_py or any(python_version(x) == py[:2] for x in _python_extra(m, fw)):
             continue
         yield python_unsupported.finding(
             f"{fw_label(fw)} supports Python {lo}–{hi}; this is Python {s.system.python.value}",

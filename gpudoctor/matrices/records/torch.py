@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import field
+
 from gpudoctor.frozen import frozen
 
 
@@ -16,6 +18,7 @@ class TorchRelease:
     torchvision: str | None = None
     torchaudio: str | None = None
     released: str | None = None  # "2026-10-15"
+    python_extra: tuple[str, ...] = ()  # supported outside the range: 2.7 up to torch 1.4 (Linux, macOS)
     note: str = ""
 
 
@@ -30,8 +33,11 @@ class TorchBuild:
     cuda: str | None = None  # "13.0" (None for cpu/rocm/xpu)
     cudnn: str | None = None  # bundled/pinned cuDNN, "9.13.0.50"
     nccl: str | None = None
-    # As torch.cuda.get_arch_list() prints it: ("sm_75", ..., "sm_120", "compute_120").
+    # As torch.cuda.get_arch_list() prints it: ("sm_75", ..., "sm_120", "compute_120"); what
+    # every patch release of the series carries.
     arch_list: tuple[str, ...] = ()
+    # Where patch releases differ (1.3.0 has sm_35, 1.3.1 sm_37): each one's own list.
+    patch_arch_lists: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
     pypi_default: bool = False  # a plain `pip install torch` gets this variant here
     index_url: str | None = None  # "https://download.pytorch.org/whl/cu130"
     os_min: str | None = None  # oldest OS release the wheels' platform tag allows (macOS "14.0")
@@ -39,3 +45,7 @@ class TorchBuild:
     # the old indexes mirror no dependencies) or "find-links" (-f <index_url>/torch_stable.html, <= 1.10).
     index_kind: str = "index"
     note: str = ""
+
+    def arch_list_of(self, version: str) -> tuple[str, ...]:
+        """The arch list of one release of the series ("1.3.0+cu101" reads as 1.3.0)."""
+        return self.patch_arch_lists.get(version.split("+")[0], self.arch_list)
