@@ -2,6 +2,16 @@
 
 # One real message per catalogue entry (as the tools print them) -> the entry it must match.
 MESSAGES = {
+    "gpu-lost-after-install-statement": "My model was running fine on GPU, but after installing this package as "
+                                        "mentioned in the README, now my model started running on CPU only.",
+    "torch-placeholder-sdist": "  Downloading torch-0.1.2.post2.tar.gz (128 kB)",
+    "nvidia-video-libraries-missing": "[h264_cuvid @ 0x55d0] Cannot load libnvcuvid.so.1",
+    "docker-desktop-linux-no-gpu": "I installed nvidia-container-toolkit on Ubuntu 22 with the latest Docker-Desktop for "
+                                   "Ubuntu, but it did not work.",
+    "cudnn-dll-crash-windows": "Faulting module name: cudnn_cnn_infer64_8.dll, version: 6.14.11.11080",
+    "gpu-support-dropped-statement": "Reintroduce support for Compute Capability 5.0",
+    "ptx-jit-hang": "index_cpu_to_gpu() hangs, spinning a CPU at 100% seemingly forever, mostly in "
+                    "`libnvidia-ptxjitcompiler.so.510.54`.",
     "vllm-no-platform": "RuntimeError: Failed to infer device type, please set the environment variable "
                         "`VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help debug the issue.",
     "vllm-attention-backend-capability": "ValueError: No valid attention backend found for cuda with head_size: 256, "

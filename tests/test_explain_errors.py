@@ -26,7 +26,9 @@ def test_every_printed_message_cites_the_source_that_prints_it():
     # Only free-text complaints have no framework source that prints them.
     missing = {e.id for e in load_catalog() if not e.printed_by}
     assert missing == {"gpu-utilization-low", "wsl-linux-driver-installed", "gpu-not-detected-statement",
-                       "gpu-fails-behind-riser"}
+                       "gpu-fails-behind-riser", "ptx-jit-hang", "docker-desktop-linux-no-gpu",
+                       "cudnn-dll-crash-windows", "gpu-support-dropped-statement",
+                       "gpu-lost-after-install-statement"}
     assert all(u.startswith("https://") for e in load_catalog() for u in e.printed_by)
 
 
@@ -325,6 +327,10 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
                                       "version PaddlePaddle."),
     ("paddle-not-compiled-with-cuda", "PermissionDeniedError: Cannot use CUDAPinnedPlace in CPU only version, Please "
                                       "recompile or reinstall Paddle with CUDA support."),
+    ("onnxruntime-cuda-provider-failed", "CreateExecutionProviderInstance CUDA_PATH is set but CUDA wasnt able to be "
+                                         "loaded. Please install the correct version of CUDA and cuDNN"),
+    ("onnxruntime-cuda-provider-failed", "Failed to create CUDAExecutionProvider. Please reference https://onnxruntime."
+                                         "ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements"),
     # Ollama's nvmlInit failure by nvmlReturn_t number (gpu_info_nvml.c)
     ("nvml-driver-not-loaded", "Unable to load NVML management library C:\\Windows\\system32\\nvml.dll: nvml vram "
                                "init failure: 9"),

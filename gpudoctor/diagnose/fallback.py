@@ -4,6 +4,8 @@ a library built at install time), and a WSL 2 whose Windows predates GPU support
 
 from __future__ import annotations
 
+import re
+
 from gpudoctor.diagnose import Diagnosis
 from gpudoctor.findings import CATEGORIES, Evidence, Finding, Fix, Severity
 from gpudoctor.rules.registry import RULES
@@ -14,7 +16,7 @@ CPU_FALLBACK_MESSAGES = {"cuda-not-available", "torch-extension-build-no-cuda-ru
                          "torch-deserialize-cuda", "yolo-cuda-unavailable",
                          "lightning-gpus-requested-none-available", "jax-no-gpu-fallback", "rvc-no-nvidia-gpu-found",
                          "torch-half-op-on-cpu", "torch-autocast-cuda-unavailable", "gpu-not-detected-statement",
-                         "a1111-torch-cuda-test-failed"}
+                         "a1111-torch-cuda-test-failed", "gpu-lost-after-install-statement"}
 # Categories of a finding that already says why CUDA is unavailable.
 _EXPLAINS = CATEGORIES - {"precision-unsupported", "smoke-failure", "performance", "info", "policy"}
 
@@ -73,7 +75,35 @@ def cpu_fallback_findings(d: Diagnosis, findings: list[Finding]) -> list[Finding
             evidence=evidence, category="cpu-only-build",
             fix=Fix("Check `torch.version.cuda` (None: a CPU build); install a CUDA build from the PyTorch index "
                     "(`gpudoctor install torch` prints the command for this machine).", ("gpudoctor install torch",)))]
+    lost = next((sig for sig in said if sig.entry == "gpu-lost-after-install-statement"), None)
+    if lost is not None:
+        return [rule.finding(
+            "CUDA became unavailable after installing a package: most often its requirements replaced the "
+            "framework's GPU build with a CPU-only one", evidence=evidence, category="cpu-only-build",
+            fix=Fix("Check which build is installed now (torch.version.cuda None, tensorflow-cpu, a jaxlib without "
+                    "its CUDA plugin) and reinstall the GPU build after the package, or install the package with "
+                    "--no-deps.", ("pip list | grep -i -E 'torch|tensorflow|jax'", "gpudoctor install torch")))]
+    if _on_jetson(d) and (torch is None or torch.build.value in (None, "cpu")):
+        # PyPI's and conda's aarch64 wheels are CPU-only or SBSA (server) builds: neither drives
+        # Tegra's integrated GPU; only NVIDIA's JetPack builds do (install_channels.toml [[jetson]]).
+        gpu = next(g for g in s.gpus or () if _JETSON.search(g.name or ""))
+        evidence.append(Evidence(f"gpus[{gpu.index}].name", str(gpu.name), gpu.source))
+        return [rule.finding(
+            f"CUDA is unavailable on a Jetson ({gpu.name}): most often a wheel not built for it (PyPI's and "
+            "conda's aarch64 builds do not drive the Jetson's GPU)", evidence=evidence, category="cpu-only-build",
+            fix=Fix("Install NVIDIA's PyTorch build for your JetPack release (or use its l4t-pytorch container); "
+                    "`gpudoctor install torch` on the Jetson names it. (source: https://docs.nvidia.com/deeplearning/"
+                    "frameworks/install-pytorch-jetson-platform/index.html)",
+                    ("cat /etc/nv_tegra_release", "gpudoctor install torch")))]
     return []
+
+
+# Jetson modules as people and tools name them: "jetson nano", "NVIDIA Tegra X1", "AGX Orin", "Xavier NX".
+_JETSON = re.compile(r"\b(?:jetson|tegra|orin|xavier)\b", re.I)
+
+
+def _on_jetson(d: Diagnosis) -> bool:
+    return any(_JETSON.search(g.name or "") for g in d.snapshot.gpus or ())
 
 
 def _wsl_gpu_capable(build: int) -> bool:

@@ -16,6 +16,7 @@ from gpudoctor.diagnose.arch_verdict import (arch_category, driver_top_cuda, gpu
                                              message_arch_category, named_cudas, stated_cuda_cannot_target_gpu,
                                              xla_ptx_newer_than_driver)
 from gpudoctor.diagnose.fallback import cpu_fallback_findings, wsl_host_findings
+from gpudoctor.diagnose.install_verdict import variant_without_wheels_for_python
 from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.diagnose.library_verdict import (LIBRARY_NOT_LOADED_CODES, TORCH_CUDNN_FIRST_FIX, TWO_CUDNN_MAJORS_FIX,
                                                 bundles_its_cudnn, cuda_dirs_on_library_path, cudnn_loaded_from_library_path,
@@ -156,6 +157,8 @@ def _image_libcuda_newer_than_host(text: str, s: Snapshot) -> bool:
 def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices | None) -> str | None:
     if code == "GD801":
         found = arch_category(d.snapshot, {r.fact: r.value for r in d.reads}, m)
+        if found == "arch-not-in-build" and any(sig.entry == "gpu-support-dropped-statement" for sig in d.signals):
+            found = "arch-dropped"  # inside the build's range, but the reporter says a release stopped carrying it
         return entry_category if found == "arch-not-in-build" and entry_category else found
     if code == DRIVER_INSUFFICIENT and gpus_older_than_the_cuda(d.snapshot, m, reads={r.fact: r.value for r in d.reads}):
         return "arch-dropped"  # the CUDA dropped the GPU: upgrading the driver cannot help
@@ -231,11 +234,38 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
     extra = signal_findings(d, m)
     extra += cpu_fallback_findings(d, findings + extra) + wsl_host_findings(d)
     extra += stated_cuda_cannot_target_gpu(d, m, findings + extra)
+    if not any(f.code in ("GD503", "GD814") for f in findings + extra):
+        extra += variant_without_wheels_for_python(d, m)
     results += [RuleResult(code, Outcome.FINDING, "", tuple(f for f in extra if f.code == code))
                 for code in sorted({f.code for f in extra})]
-    findings = sort_findings(findings + extra)
+    findings = sort_findings([_asked_precision(_no_gpu_said(f, d), d) for f in findings + extra])
     return dataclasses.replace(report, findings=tuple(findings), results=tuple(results),
                                verdicts=tuple(verdicts(d.snapshot, m, findings, results)))
+
+
+# Findings that say "no GPU reachable": on a machine the reporter says has none, expected.
+_NO_GPU_FINDINGS = NO_GPU_CODES | {"GD816", "GD818", "GD820"}
+
+
+def _no_gpu_said(f: Finding, d: Diagnosis) -> Finding:
+    """Where the reporter says the machine has no GPU and the paste lists none, a GPU
+    build's "no driver" or "no device" messages are what it prints there: information."""
+    said = next((r for r in d.reads if r.fact == "machine.no_gpu_said"), None)
+    if said is None or d.snapshot.gpus or f.code not in _NO_GPU_FINDINGS or f.severity is Severity.INFO:
+        return f
+    return dataclasses.replace(f, severity=Severity.INFO,
+                               evidence=(*f.evidence, Evidence("machine.no_gpu_said", said.value, said.source)))
+
+
+def _asked_precision(f: Finding, d: Diagnosis) -> Finding:
+    """A precision the GPU lacks (GD612, information) is a warning where the paste's program
+    uses it: FP8 quantization on an RTX 3090, bfloat16 on a T4."""
+    used = next((r for r in d.reads if r.fact == "precision.used" and f.subject
+                 and f.subject.rsplit(" ", 1)[-1] == r.value), None)
+    if f.code != "GD612" or used is None or f.severity is not Severity.INFO:
+        return f
+    return dataclasses.replace(f, severity=Severity.WARNING,
+                               evidence=(*f.evidence, Evidence("precision.used", used.value, used.source)))
 
 
 def read_data(d: Diagnosis) -> dict:

@@ -21,6 +21,8 @@ import re
 from typing import Any
 
 from gpudoctor.diagnose.collect import STATED, Facts, Read
+from gpudoctor.diagnose.gpu_text import CONTEXT_WORDS, GPU_FAMILY, GPU_NUMBER, GPU_NUMBER_AFTER_COLON, GPU_SHORT, GPU_WORDS, \
+    NUMBER_FIRST, SERIES, gpu_names, series_cc
 from gpudoctor.diagnose.packages import cuda_named_build
 from gpudoctor.diagnose.paste import Paste
 from gpudoctor.diagnose.system import note_os
@@ -173,73 +175,6 @@ _CONTAINER_CLUES = (
     (_SLURM, "slurm", ("#sbatch", "srun", "sbatch", "salloc", "slurm_")),
 )
 
-# GPU names as typed. The consumer and workstation families need no context;
-# short data-center names ("T4", "A100", "L4") and bare numbers ("my 3090") only
-# count on a line that is about a GPU.
-_GPU_FAMILY = re.compile(  # (?<![A-Za-z0-9_]) rather than \b: "显卡是RTX3060" has no word boundary
-    r"(?<![A-Za-z0-9_])((?:RTX|GTX|GT|MX)[ \t-]?(?:A|PRO[ \t])?\d{3,4}(?:[ \t]?(?:Ti|SUPER|Super|S|D|M)\b)?"
-    r"(?:[ \t]{1,2}(?:Ti|SUPER|Super|D|Laptop(?:[ \t]GPU)?|Mobile|Max-Q|Ada(?:[ \t]Generation)?|Blackwell))*"
-    r"|(?:TITAN|Titan)[ \t](?:RTX|V|Xp|X|Black|Z)(?:[ \t]\(?Pascal\)?)?"
-    r"|(?:A100|A800|H100|H200|H800|H20|GH200|B200|B100|B300|GB200|GB300|V100S?|P100|K80|K40m?|K20X?m?|M40|M60)"
-    r"(?:[- ](?:SXM\d?|PCIE|PCIe|NVL|HBM3e?|\d{2,3}GB?|\d{2,3}G))*"
-    r"|Quadro[ \t](?:RTX[ \t]|FX[ \t])?[A-Z]{0,2}\d{3,4}[A-Z]?|Jetson[ \t](?:AGX[ \t])?(?:Orin|Xavier|Nano|TX2|TX1|Thor)"
-    r"(?:[ \t](?:NX|Nano))?|GeForce[ \t]\d{3}M[X]?"
-    r"|(?:GeForce|NVIDIA)[ \t][89]\d00[ \t]?M?[ \t]?(?:GTX|GTS|GSO|GT|GS|GE|SE|G)\b\+?"  # "9500 GT", "8400 GS"
-    r")(?![A-Za-z0-9_-])", re.I)  # ASCII: "k40m的显卡" ends the name
-_GPU_SHORT = re.compile(r"\b(T4|L4|L40S?|L20|A10G?|A30|A40|A16|A2|P40|P4|A[2-6]000|RTX[ \t]A[2-6]000|"
-                        r"K(?:420|600|620|1200|2000|2200|4000|4200|5000|5200|6000))\b")
-_QUADRO_K = re.compile(r"K\d{3,4}")  # a Kepler/Maxwell Quadro typed without its line: "an old K2000"
-# A trailing capital S is the SUPER ("2080S"), a small one a plural ("dual 3090s").
-# GTX 7xx/9xx are three digits, a shape too common in prose to take without their Ti ("a 750 ti", "980ti").
-_GPU_NUMBER = re.compile(r"(?<![A-Za-z0-9_.$#:/-])((?:[2-5]0[5-9]0|1[06][3-8]0)(?:[ \t]?(?i:ti|super|d)|S)?|"
-                         r"[79][5-8]0[ \t]?(?i:ti))s?(?![\w.%-])")
-# After a colon a bare number may be a port ("localhost:3080"); with Ti or SUPER it is a GPU ("platform:5070ti").
-_GPU_NUMBER_AFTER_COLON = re.compile(r"(?<=:)((?:[2-5]0[5-9]0|1[06][3-8]0)[ \t]?(?i:ti|super))(?![\w.%-])")
-_SUFFIXED = re.compile(r"(?i:ti|super)$")
-_GPU_PREFIX = re.compile(r"(?:(?:NVIDIA|Tesla|GeForce)[ \t]{1,2}){1,3}$", re.I)
-_GPU_CONTEXT = re.compile(r"gpu|graphics|card|nvidia|geforce|device|tesla|instance|vram|\bon (?:a|an|my|the)\b|"
-                          r"\b(?:have|got|bought|using|use|uses|with) (?:a|an|two|dual)\b|"
-                          r"\bmy\b|\bdual\b|\b\d[ \t]?x\b|显卡|顯卡|グラボ|グラフィック|그래픽|видеокарт|tarjeta", re.I)
-# Every family name contains one of these words, every line that may name a
-# short data-center GPU one of the context words: cheap filters for the lines.
-_GPU_WORDS = ("rtx", "gtx", "gt ", "gt-", "mx", "titan", "quadro", "jetson", "geforce", "nvidia", "a100", "a800",
-              "h100", "h200", "h800", "h20", "gh200", "b200", "b100", "b300", "gb200", "gb300", "v100", "p100",
-              "k80", "k40", "k20", "m40", "m60")
-_CONTEXT_WORDS = ("gpu", "graphics", "card", "nvidia", "geforce", "device", "tesla", "instance", "vram", " on ", "my ",
-                  "have a", "got a", "bought a", "using a", "use a", "uses a", "with a", "with two", "with dual",
-                  "dual", "x ", "显卡", "顯卡", "グラボ", "グラフィック", "그래픽", "видеокарт", "tarjeta")
-_NUMBER_FIRST = re.compile(r"\b(\d{4})[ \t]?(ti|super)?[ \t]{1,2}(RTX|GTX)\b", re.I)
-
-
-def _with_prefix(text: str, start: int, name: str) -> str:
-    prefix = _GPU_PREFIX.search(text, max(0, start - 30), start)
-    return (prefix.group(0) if prefix else "") + name
-
-
-def gpu_names(text: str) -> list[str]:
-    """GPU names in a line of free text, as written ('RTX 5090', 'Tesla T4'); bare
-    model numbers gain their family ('my 3090' -> 'RTX 3090', '1080 ti' -> 'GTX 1080 Ti')."""
-    names = [_with_prefix(text, m.start(), m.group(1)) for m in _GPU_FAMILY.finditer(text)]
-    taken = [m.span() for m in _GPU_FAMILY.finditer(text)]
-    context = bool(_GPU_CONTEXT.search(text))
-    if context:
-        names += [_with_prefix(text, m.start(), "Quadro " + m.group(1) if _QUADRO_K.fullmatch(m.group(1)) else m.group(1))
-                  for m in _GPU_SHORT.finditer(text) if not any(a <= m.start() < b for a, b in taken)]
-    # A model number with its Ti or SUPER is a GPU anywhere ("would a 750 ti do?"); a bare one
-    # only where the line speaks of hardware.
-    for m in (*_GPU_NUMBER.finditer(text), *_GPU_NUMBER_AFTER_COLON.finditer(text)):
-        if any(a <= m.start() < b for a, b in taken) or not (context or _SUFFIXED.search(m.group(1))):
-            continue
-        number = re.sub(r"(\d)S$", r"\1 SUPER", m.group(1))
-        family = "GTX" if number[:2] in ("10", "16") or len(number.split()[0].rstrip("TtIi")) == 3 else "RTX"
-        names.append(f"{family} {number}")
-    for m in _NUMBER_FIRST.finditer(text):  # "3080 RTX" -> "RTX 3080", not inside "GeForce 8800 GTX"
-        if any(a <= m.start() < b for a, b in taken):
-            continue
-        names.append(f"{m.group(3).upper()} {m.group(1)}" + (f" {m.group(2)}" if m.group(2) else ""))
-    return list(dict.fromkeys(n.strip() for n in names))
-
-
 def parse(p: Paste, f: Facts) -> None:
     def found(rx: re.Pattern, *needles: str):
         """Matches on lines no tool parser has read, with their source label."""
@@ -277,6 +212,15 @@ def parse(p: Paste, f: Facts) -> None:
             f.put("system.python", m.group(1), src, STATED)
     _system(p, f, found)
     _gpus(p, f)
+    for m, src in found(_NO_GPU_HERE, "gpu"):
+        f.extra_reads.append(Read("machine.no_gpu_said", m.group(0), src))
+        break
+    seen: set[str] = set()
+    for m in p.scan(_PRECISION_USED, "fp8", "float8", "e4m3", "e5m2", "bf16", "bfloat16"):
+        name = "bf16" if m.group(0).lower().startswith("b") else "fp8"
+        if name not in seen:
+            seen.add(name)
+            f.extra_reads.append(Read("precision.used", name, p.where("precision named", m.start(), claim=False)))
 
 
 def _frameworks(found, f: Facts) -> None:
@@ -377,15 +321,31 @@ def _system(p: Paste, f: Facts, found) -> None:
         f.put("system.gpu_device_nodes", (), p.where("singularity without --nv", starts[0].start(), claim=False), STATED)
 
 
+# The reporter says the machine has no GPU at all ("we don't have GPU", "a CPU-only cluster"): the
+# messages a GPU build prints there are expected, not a fault. Not about a container ("inside docker").
+_NO_GPU_HERE = re.compile(
+    r"^(?!.*(?:docker|container|\bpod\b|wsl|inside)).*?(?:"
+    r"\b(?:we|i) (?:do not|don't|dont|did not|didn't) have (?:a |any )?(?:nvidia |cuda |dedicated )?gpus?\b"
+    r"(?![ \t]*(?:driver|support|access|acceleration))|\bi have no (?:nvidia )?gpus?\b"
+    r"|\b(?:cpu[- ]only|gpu[- ]less|without (?:a |any )?gpus?) (?:machine|server|cluster|node|host|laptop|computer|vm)s?\b"
+    r"|\bno gpus? (?:on|in) (?:this|the|my|our) (?:machine|server|cluster|node|laptop|host|computer|vm)\b)", re.I | re.M)
+
+
+# A precision the paste's program uses or asks for ("FP8 quantization", torch_dtype=torch.bfloat16, --bf16):
+# where the GPU lacks it in hardware, that lack is no longer mere information.
+_PRECISION_USED = re.compile(r"(?<![\w-])(?:fp8|float8(?:_e4m3fn|_e5m2)?|e4m3|e5m2|bf16|bfloat16)(?![\w-])", re.I)
+
+
 def _gpus(p: Paste, f: Facts) -> None:
-    hits = [*p.scan(_GPU_FAMILY, *_GPU_WORDS), *p.scan(_GPU_SHORT, *_CONTEXT_WORDS),
-            *p.scan(_GPU_NUMBER, *_CONTEXT_WORDS, "ti", "super"), *p.scan(_GPU_NUMBER_AFTER_COLON, *_CONTEXT_WORDS),
-            *p.scan(_NUMBER_FIRST, "rtx", "gtx")]
+    hits = [*p.scan(GPU_FAMILY, *GPU_WORDS), *p.scan(GPU_SHORT, *CONTEXT_WORDS),
+            *p.scan(GPU_NUMBER, *CONTEXT_WORDS, "ti", "super"), *p.scan(GPU_NUMBER_AFTER_COLON, *CONTEXT_WORDS),
+            *p.scan(NUMBER_FIRST, "rtx", "gtx"), *p.scan(SERIES, "xx", "series")]
     hit_lines = sorted({p.line_no(m.start()) for m in hits})
     hit_lines = [n for n in hit_lines if n not in p.claimed]
     # Once a tool has listed the GPUs, names in prose only add to those GPUs:
     # "it works on my friend's RTX 3090" must not become a second GPU.
     create = not any(g.name is not None and g.name.rank > STATED for g in f.gpus)
+    series: list[tuple[str, str]] = []
     for number in hit_lines:
         line = p.line(number)
         if len(line) > 2000:
@@ -394,5 +354,10 @@ def _gpus(p: Paste, f: Facts) -> None:
         cc = _CC.search(line) if names else None
         src = f"{p.label + ': ' if p.label else ''}free text line {number}"
         for name in names:
+            if series_cc(name):
+                series.append((name, src))  # only where no model is named anywhere
+                continue
             stated: dict[str, Any] = {"compute_capability": cc.group(1)} if cc and len(names) == 1 else {}
             f.gpu(src, name=name, rank=STATED, create=create, **stated)
+    if series and not f.gpus:
+        f.gpu(series[0][1], name=series[0][0], rank=STATED, create=create, compute_capability=series_cc(series[0][0]))

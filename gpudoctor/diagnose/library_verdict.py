@@ -20,7 +20,8 @@ from gpudoctor.versions import parse_numeric
 LIBRARY_NOT_LOADED_CODES = {"GD807", "GD818"}
 
 # The CUDA a missing library belongs to: "libcudart.so.10.2", "libnvrtc.so.12", "cudart64_110.dll".
-_SONAME = re.compile(r"\blib(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink)\.so\.(\d+)(?:\.(\d))?\b|"
+_SONAME = re.compile(r"\blib(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|cupti)"
+                     r"\.so\.(\d+)(?:\.(\d))?\b|"
                      r"\b(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc)64_(\d{2,3})(?:_0)?\.dll", re.I)
 
 

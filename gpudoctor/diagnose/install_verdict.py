@@ -1,0 +1,47 @@
+"""An install command asking for a CUDA variant of torch that no release publishes for the
+paste's Python: `pip install torch --index-url .../cu116` on Python 3.11 finds nothing,
+because the last release with cu116 wheels (1.13.1) stops at Python 3.10."""
+
+from __future__ import annotations
+
+from gpudoctor.diagnose import Diagnosis
+from gpudoctor.findings import Evidence, Finding, Fix
+from gpudoctor.matrices import Matrices
+from gpudoctor.matrices.framework_queries import torch_series
+from gpudoctor.rules.registry import RULES
+from gpudoctor.versions import parse_numeric, python_version
+
+_PLATFORMS = {"windows": "windows-x86_64", "linux": "linux-x86_64"}
+
+
+def variant_without_wheels_for_python(d: Diagnosis, m: Matrices) -> list[Finding]:
+    """torch asked for by its CUDA variant only (no version pinned) on a Python newer than
+    every release of that variant supports. None where a version is known (GD503 judges
+    that) or a tool's output shows torch installed."""
+    s = d.snapshot
+    torch = s.framework("torch")
+    py = python_version(s.system.python.value)
+    if torch is None or torch.version.known or not torch.cuda.known or py is None or torch.deep is not None:
+        return []
+    variant = "cu" + str(torch.cuda.value).replace(".", "")
+    platform = _PLATFORMS.get(str(s.system.os.value))
+    series = {b.series for b in m.torch_builds
+              if b.variant == variant and (platform is None or b.platform == platform)}
+    releases = [r for r in m.torch_releases if torch_series(r.version) in series]
+    if not releases:
+        return []
+    newest = max(releases, key=lambda r: (python_version(r.python_max) or (0,), parse_numeric(r.version) or ()))
+    top = python_version(newest.python_max)
+    if top is None or py <= top:
+        return []
+    cuda_src = next((r.source for r in d.reads if r.fact == "torch.cuda"), "the paste")
+    py_src = s.system.python.source
+    return [RULES["GD503"].finding(
+        f"No torch release publishes {variant} wheels for Python {s.system.python.value}: the newest with {variant} "
+        f"(torch {newest.version}) supports Python up to {newest.python_max}", subject="torch",
+        evidence=[Evidence("system.python", str(s.system.python.value), py_src),
+                  Evidence("torch.cuda", str(torch.cuda.value), cuda_src),
+                  Evidence("torch.python_range", f"{newest.python_min}–{newest.python_max}", newest.source)],
+        fix=Fix(f"Use a Python up to {newest.python_max} for {variant}, or a newer CUDA variant that has wheels for "
+                f"Python {s.system.python.value} (`gpudoctor install torch --python {s.system.python.value}` names one).",
+                (f"uv venv --python {newest.python_max}", f"gpudoctor install torch --python {s.system.python.value}")))]

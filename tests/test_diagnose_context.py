@@ -1,0 +1,112 @@
+"""What the rest of a paste says about a message or a fact: the reporter's words that
+the machine has no GPU, that a release dropped the GPU, that an install took the GPU away;
+a precision the program uses; where the program runs (a Jetson); a whole GPU series."""
+
+import pytest
+
+from gpudoctor.diagnose import read_paste
+from gpudoctor.diagnose.findings import diagnose_report
+from gpudoctor.findings import Severity
+from gpudoctor.matrices import load_matrices
+
+
+def _report(paste: str):
+    m = load_matrices(overlay=None)
+    d = read_paste(paste, matrices=m, debug=True)
+    return d, diagnose_report(d, m, debug=True)
+
+
+def _outcomes(paste: str) -> set[tuple[str, str, Severity]]:
+    return {(f.code, f.category, f.severity) for f in _report(paste)[1].findings}
+
+
+CUINIT_UNKNOWN = ("E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: UNKNOWN ERROR (34)\n"
+                  "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:156] kernel driver does not appear to be "
+                  "running on this host (tfexecutor-7b): /proc/driver/nvidia/version does not exist\n")
+
+
+def test_no_driver_is_information_where_the_reporter_says_the_machine_has_no_gpu():
+    said = CUINIT_UNKNOWN + "We deploy on a vanilla cluster, so we don't have GPU.\n"
+    assert ("GD816", "no-driver", Severity.INFO) in _outcomes(said)
+    assert ("GD816", "no-driver", Severity.ERROR) in _outcomes(CUINIT_UNKNOWN)
+
+
+@pytest.mark.parametrize("words", [
+    "Inside the docker container I don't have GPU.",  # the container's boundary, not the machine
+    "We don't have GPU drivers installed yet.",
+])
+def test_words_about_a_container_or_a_driver_keep_the_error(words):
+    assert any(code == "GD816" and sev is Severity.ERROR for code, _, sev in _outcomes(CUINIT_UNKNOWN + words + "\n"))
+
+
+def test_a_listed_gpu_outweighs_the_words():
+    paste = CUINIT_UNKNOWN + "I have no GPU problems usually.\nGPU 0: Tesla T4 (UUID: GPU-1)\n"
+    assert not any(sev is Severity.INFO for code, _, sev in _outcomes(paste) if code == "GD816")
+
+
+NO_KERNEL = "RuntimeError: parallel_for failed: cudaErrorNoKernelImageForDevice: no kernel image is available for " \
+            "execution on the device\nI have a GTX 960M.\n"
+
+
+def test_a_request_to_bring_back_an_architecture_makes_no_kernel_image_a_dropped_one():
+    assert ("GD801", "arch-not-in-build", Severity.ERROR) in _outcomes(NO_KERNEL)
+    asked = "Reintroduce support for Compute Capability 5.0\n" + NO_KERNEL
+    assert ("GD801", "arch-dropped", Severity.ERROR) in _outcomes(asked)
+
+
+def test_a_gpu_lost_after_an_install_is_the_framework_replaced_by_a_cpu_build():
+    paste = "My model was running fine on GPU, but after installing this package now it runs on CPU only.\n"
+    assert ("GD820", "cpu-only-build", Severity.WARNING) in _outcomes(paste)
+    in_docker = _outcomes("docker run -it myimage python train.py\n" + paste)  # started without --gpus
+    assert ("GD607", "container-no-gpu", Severity.ERROR) in in_docker
+    assert not any(category == "cpu-only-build" for _, category, _ in in_docker)
+
+
+def test_cuda_unavailable_on_a_jetson_is_a_wheel_not_built_for_it():
+    paste = "I installed torch on my jetson nano (Jetpack 4.4), but cuda.is_available() returns false\n"
+    assert ("GD820", "cpu-only-build", Severity.WARNING) in _outcomes(paste)
+    assert not any(code == "GD820" for code, _, _ in _outcomes("My RTX 3060 works, torch.cuda.is_available() is True\n"))
+
+
+def test_a_precision_the_program_uses_is_a_warning_where_the_gpu_lacks_it():
+    asked = "I tested FP8 quantization on the RTX 3090 and it is slower\n"
+    assert ("GD612", "precision-unsupported", Severity.WARNING) in _outcomes(asked)
+    plain = "I tested quantization on the RTX 3090 and it is slower\n"
+    assert ("GD612", "precision-unsupported", Severity.WARNING) not in _outcomes(plain)
+    assert ("GD612", "precision-unsupported", Severity.INFO) in _outcomes(plain)
+
+
+@pytest.mark.parametrize("text, cc", [
+    ("it is incompatible with 50XX cards with CUDA capability sm_120", "12.0"),
+    ("I have an RTX 30-series laptop", "8.6"),
+    ("does it run on GTX 10xx GPUs?", "6.1"),
+])
+def test_a_whole_series_is_read_as_its_compute_capability(text, cc):
+    d, _ = _report(text + "\n")
+    assert [g.compute_capability for g in d.snapshot.gpus] == [cc]
+
+
+def test_a_series_adds_no_gpu_where_a_model_is_named():
+    d, _ = _report("NVIDIA GeForce RTX 5080 Laptop GPU\nAre RTX 50-series laptop GPUs supported?\n")
+    assert [g.name for g in d.snapshot.gpus] == ["NVIDIA GeForce RTX 5080 Laptop GPU"]
+
+
+def test_a_line_anchor_is_no_gpu():
+    d, _ = _report("The image sets it, see https://github.com/o/r/blob/abc/Dockerfile.amd64#L4 on my GPU server\n")
+    assert not d.snapshot.gpus
+
+
+def test_a_cuda_variant_without_wheels_for_the_python():
+    paste = "pip install torch --index-url https://download.pytorch.org/whl/cu102\nPython 3.11.4\n"
+    assert ("GD503", "python-version-unsupported", Severity.WARNING) in _outcomes(paste)
+    fits = "pip install torch --index-url https://download.pytorch.org/whl/cu102\nPython 3.9.7\n"
+    assert not any(code == "GD503" for code, _, _ in _outcomes(fits))
+
+
+@pytest.mark.parametrize("version, broken", [("1.3.0", False), ("1.3.1", True)])
+def test_a_series_whose_patch_releases_differ_is_judged_by_the_release(version, broken):
+    # torch 1.3.0 carries sm_35 (a K40); 1.3.1 starts at sm_37.
+    paste = (f"PyTorch version: {version}\nIs debug build: No\nCUDA used to build PyTorch: 10.1.243\n\nOS: Ubuntu 18.04\n"
+             "Python version: 3.7\nIs CUDA available: Yes\nGPU models and configuration:\nGPU 0: Tesla K40c\n"
+             "Nvidia driver version: 418.43\n")
+    assert any(code == "GD303" for code, _, _ in _outcomes(paste)) is broken
