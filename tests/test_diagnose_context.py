@@ -57,6 +57,8 @@ def test_a_request_to_bring_back_an_architecture_makes_no_kernel_image_a_dropped
 def test_a_gpu_lost_after_an_install_is_the_framework_replaced_by_a_cpu_build():
     paste = "My model was running fine on GPU, but after installing this package now it runs on CPU only.\n"
     assert ("GD820", "cpu-only-build", Severity.WARNING) in _outcomes(paste)
+    driver = _outcomes("After updating the NVIDIA driver, the GPU is no longer detected and it runs on CPU only.\n")
+    assert not any(category == "cpu-only-build" for _, category, _ in driver)  # the driver's, not a build's
     in_docker = _outcomes("docker run -it myimage python train.py\n" + paste)  # started without --gpus
     assert ("GD607", "container-no-gpu", Severity.ERROR) in in_docker
     assert not any(category == "cpu-only-build" for _, category, _ in in_docker)
