@@ -2,6 +2,10 @@
 
 # One real message per catalogue entry (as the tools print them) -> the entry it must match.
 MESSAGES = {
+    "xla-ptxas-too-old": "W external/xla/xla/stream_executor/gpu/asm_compiler.cc:111] *** WARNING *** You are using "
+                         "ptxas 11.0.194, which is older than 11.1. ptxas before 11.1 is known to miscompile XLA code",
+    "gpu-not-supported-by-driver-release": "NVRM: installed in this system is not supported by the",
+    "nvidia-probe-failed": "NVRM: The NVIDIA probe routine failed for 2 device(s).",
     "gpu-lost-after-install-statement": "My model was running fine on GPU, but after installing this package as "
                                         "mentioned in the README, now my model started running on CPU only.",
     "torch-placeholder-sdist": "  Downloading torch-0.1.2.post2.tar.gz (128 kB)",
