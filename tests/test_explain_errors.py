@@ -332,6 +332,13 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
                                          "loaded. Please install the correct version of CUDA and cuDNN"),
     ("onnxruntime-cuda-provider-failed", "Failed to create CUDAExecutionProvider. Please reference https://onnxruntime."
                                          "ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements"),
+    ("kernel-module-missing", "Error! Bad return status for module build on kernel: 6.5.0-14-generic (x86_64)"),
+    ("nvidia-smi-no-nvml-library", "nvidia-smi: error while loading shared libraries: libnvidia-ml.so.1: cannot open "
+                                   "shared object file: No such file or directory"),
+    ("nvidia-probe-not-called", "ERROR: The Nouveau kernel driver is currently in use by your system.  This driver is "
+                                "incompatible with the NVIDIA driver"),
+    ("gpu-fallen-off-bus", "Unable to determine the device handle for GPU 0000:3B:00.0: GPU is lost.  Reboot the system "
+                           "to recover this GPU"),
     # Ollama's nvmlInit failure by nvmlReturn_t number (gpu_info_nvml.c)
     ("nvml-driver-not-loaded", "Unable to load NVML management library C:\\Windows\\system32\\nvml.dll: nvml vram "
                                "init failure: 9"),
