@@ -339,6 +339,9 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
                                 "incompatible with the NVIDIA driver"),
     ("gpu-fallen-off-bus", "Unable to determine the device handle for GPU 0000:3B:00.0: GPU is lost.  Reboot the system "
                            "to recover this GPU"),
+    ("nvcc-unsupported-host-compiler", "RuntimeError: The current installed version of g++ (13.2.0) is greater than "
+                                       "the maximum required version by CUDA 11.8. Please make sure to use an adequate "
+                                       "version of g++ (>=6.0.0, <12.0)."),
     # Ollama's nvmlInit failure by nvmlReturn_t number (gpu_info_nvml.c)
     ("nvml-driver-not-loaded", "Unable to load NVML management library C:\\Windows\\system32\\nvml.dll: nvml vram "
                                "init failure: 9"),
