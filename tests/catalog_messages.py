@@ -2,6 +2,7 @@
 
 # One real message per catalogue entry (as the tools print them) -> the entry it must match.
 MESSAGES = {
+    "build-info-without-cuda": "--   USE_CUDA              : OFF",
     "detectron2-built-without-cuda": "RuntimeError: Detectron2 is not compiled with GPU support!",
     "xla-ptxas-too-old": "W external/xla/xla/stream_executor/gpu/asm_compiler.cc:111] *** WARNING *** You are using "
                          "ptxas 11.0.194, which is older than 11.1. ptxas before 11.1 is known to miscompile XLA code",

@@ -54,6 +54,10 @@ def test_a_request_to_bring_back_an_architecture_makes_no_kernel_image_a_dropped
     assert ("GD801", "arch-dropped", Severity.ERROR) in _outcomes(asked)
 
 
+def test_an_older_release_that_works_makes_no_kernel_image_a_dropped_one():
+    assert ("GD801", "arch-dropped", Severity.ERROR) in _outcomes(NO_KERNEL + "The previous version 1.2.3 still works.\n")
+
+
 def test_a_gpu_lost_after_an_install_is_the_framework_replaced_by_a_cpu_build():
     paste = "My model was running fine on GPU, but after installing this package now it runs on CPU only.\n"
     assert ("GD820", "cpu-only-build", Severity.WARNING) in _outcomes(paste)
@@ -112,3 +116,20 @@ def test_a_series_whose_patch_releases_differ_is_judged_by_the_release(version, 
              "Python version: 3.7\nIs CUDA available: Yes\nGPU models and configuration:\nGPU 0: Tesla K40c\n"
              "Nvidia driver version: 418.43\n")
     assert any(code == "GD303" for code, _, _ in _outcomes(paste)) is broken
+
+
+TORCH_NO_DRIVER = ("UserWarning: CUDA initialization: Found no NVIDIA driver on your system. Please check that you "
+                   "have an NVIDIA GPU and installed a driver\n")
+
+
+def test_torch_carrying_on_without_a_driver_is_a_warning_where_no_gpu_is_shown():
+    assert ("GD803", "no-driver", Severity.WARNING) in _outcomes(TORCH_NO_DRIVER)
+    with_gpu = TORCH_NO_DRIVER + "GPU 0: NVIDIA GeForce RTX 3060 (UUID: GPU-5f1c)\n"
+    assert ("GD803", "no-driver", Severity.ERROR) in _outcomes(with_gpu)
+
+
+def test_a_message_wrapped_before_a_capitalised_word_is_matched():
+    wrapped = ("RuntimeError: Detected that PyTorch and torchvision were compiled with different\n"
+               "CUDA versions. PyTorch has CUDA Version=11.7 and torchvision has CUDA\n"
+               "Version=11.8. Please reinstall the torchvision that matches your PyTorch\n")
+    assert ("GD810", "library-conflict", Severity.ERROR) in _outcomes(wrapped)

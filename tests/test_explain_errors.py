@@ -342,6 +342,12 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("nvcc-unsupported-host-compiler", "RuntimeError: The current installed version of g++ (13.2.0) is greater than "
                                        "the maximum required version by CUDA 11.8. Please make sure to use an adequate "
                                        "version of g++ (>=6.0.0, <12.0)."),
+    ("nvidia-smi-not-found", "FileNotFoundError: [Errno 2] No such file or directory: 'nvidia-smi': 'nvidia-smi'"),
+    ("nvidia-probe-not-called", "       configuration: driver=nouveau latency=0"),  # lshw -C display
+    ("torch-not-compiled-with-cuda", "AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'"),
+    ("build-info-without-cuda", "  - Build settings: BLAS_INFO=mkl, BUILD_TYPE=Release, USE_CUDA=OFF, USE_CUDNN=OFF,"),
+    ("build-info-without-cuda", "    NVIDIA CUDA:                   NO"),  # cv2.getBuildInformation()
+    ("build-info-without-cuda", "- CUDA backend:  OFF"),  # gpufetch
     # Ollama's nvmlInit failure by nvmlReturn_t number (gpu_info_nvml.c)
     ("nvml-driver-not-loaded", "Unable to load NVML management library C:\\Windows\\system32\\nvml.dll: nvml vram "
                                "init failure: 9"),

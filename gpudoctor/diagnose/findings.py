@@ -157,7 +157,8 @@ def _image_libcuda_newer_than_host(text: str, s: Snapshot) -> bool:
 def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices | None) -> str | None:
     if code == "GD801":
         found = arch_category(d.snapshot, {r.fact: r.value for r in d.reads}, m)
-        if found == "arch-not-in-build" and any(sig.entry == "gpu-support-dropped-statement" for sig in d.signals):
+        if found == "arch-not-in-build" and (any(sig.entry == "gpu-support-dropped-statement" for sig in d.signals)
+                                             or any(r.fact == "release.older_works" for r in d.reads)):
             found = "arch-dropped"  # inside the build's range, but the reporter says a release stopped carrying it
         return entry_category if found == "arch-not-in-build" and entry_category else found
     if code == DRIVER_INSUFFICIENT and gpus_older_than_the_cuda(d.snapshot, m, reads={r.fact: r.value for r in d.reads}):
@@ -238,7 +239,7 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
         extra += variant_without_wheels_for_python(d, m)
     results += [RuleResult(code, Outcome.FINDING, "", tuple(f for f in extra if f.code == code))
                 for code in sorted({f.code for f in extra})]
-    findings = sort_findings([_asked_precision(_no_gpu_said(f, d), d) for f in findings + extra])
+    findings = sort_findings([_asked_precision(_no_gpu_said(_torch_carries_on(f, d), d), d) for f in findings + extra])
     return dataclasses.replace(report, findings=tuple(findings), results=tuple(results),
                                verdicts=tuple(verdicts(d.snapshot, m, findings, results)))
 
@@ -255,6 +256,17 @@ def _no_gpu_said(f: Finding, d: Diagnosis) -> Finding:
         return f
     return dataclasses.replace(f, severity=Severity.INFO,
                                evidence=(*f.evidence, Evidence("machine.no_gpu_said", said.value, said.source)))
+
+
+def _torch_carries_on(f: Finding, d: Diagnosis) -> Finding:
+    """torch's "UserWarning: CUDA initialization: ..." is torch.cuda.is_available() answering
+    False and the program going on on the CPU: where the paste shows no GPU, a warning."""
+    if d.snapshot.gpus or f.code not in _NO_GPU_FINDINGS or f.severity is not Severity.ERROR:
+        return f
+    said = [e.value for e in f.evidence if e.fact == "error"]
+    if not said or not all("UserWarning: CUDA initialization" in v for v in said):
+        return f
+    return dataclasses.replace(f, severity=Severity.WARNING)
 
 
 def _asked_precision(f: Finding, d: Diagnosis) -> Finding:

@@ -212,6 +212,9 @@ def parse(p: Paste, f: Facts) -> None:
             f.put("system.python", m.group(1), src, STATED)
     _system(p, f, found)
     _gpus(p, f)
+    for m in p.scan(_OLDER_WORKS, "version", "release", "w/"):
+        f.extra_reads.append(Read("release.older_works", m.group(0), p.where("free text", m.start(), claim=False)))
+        break
     for m, src in found(_NO_GPU_HERE, "gpu"):
         f.extra_reads.append(Read("machine.no_gpu_said", m.group(0), src))
         break
@@ -329,6 +332,14 @@ _NO_GPU_HERE = re.compile(
     r"(?![ \t]*(?:driver|support|access|acceleration))|\bi have no (?:nvidia )?gpus?\b"
     r"|\b(?:cpu[- ]only|gpu[- ]less|without (?:a |any )?gpus?) (?:machine|server|cluster|node|host|laptop|computer|vm)s?\b"
     r"|\bno gpus? (?:on|in) (?:this|the|my|our) (?:machine|server|cluster|node|laptop|host|computer|vm)\b)", re.I | re.M)
+
+
+# The reporter saying an older release of the program works ("the older version v0.10.1 still works",
+# "w/ v0.10.1 not"), also on a line an error message claimed: a newer release stopped serving the machine.
+_OLDER_WORKS = re.compile(
+    r"\b(?:older|previous|earlier|last) (?:version|release)s?(?: (?:of \w+ )?v?\d+(?:\.\d+){1,2})? (?:still |does |did )?"
+    r"`?(?:works?|worked|runs?|ran)\b|\b(?:works?|worked|runs?|ran) (?:fine |well )?(?:with|on|in) (?:the )?"
+    r"(?:older|previous|earlier) (?:version|release)|\bw/ ?v?\d+(?:\.\d+){1,2} not\b", re.I)
 
 
 # A precision the paste's program uses or asks for ("FP8 quantization", torch_dtype=torch.bfloat16, --bf16):

@@ -33,6 +33,12 @@ _ESCAPED = {0xDC00 + b: _cp1252(b) for b in range(0x80, 0x100)}
 _CONTINUATION = re.compile(r"\n(?=[ \t]{0,40}[a-z(\[])")
 _CONTINUES = re.compile(r"[ \t]{0,40}[a-z(\[]")
 _HARD_WRAP = 120  # lines at least this long may have been cut by a terminal or a text box
+# A message wrapped at a fixed width by hand or a text box, mid-sentence, where the rest starts with a
+# capitalised word ("...were compiled with different" / "CUDA versions. PyTorch has ..."): joined only
+# into the view that adds matches (errors.py), never replacing what the pasted lines match.
+_CUT_SENTENCE = re.compile(r"[^\n]{59}[a-z,]\n[A-Z][A-Za-z]")
+_UPPER_REST = re.compile(r"[A-Z][A-Za-z]")
+_LOWER_OR_COMMA = frozenset(string.ascii_lowercase + ",")
 _CUT_WORD = re.compile(r"[\w.]$")
 _CUT_REST = re.compile(r"(?!\d{2,4}[-:/])[a-z0-9]")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
@@ -98,7 +104,8 @@ class Paste:
         with one space between. Sources still cite the pasted line numbers. `self`
         when nothing is wrapped."""
         lines = self.text.split("\n")
-        if not _CONTINUATION.search(self.text) and not any(len(line) >= _HARD_WRAP for line in lines):
+        if not _CONTINUATION.search(self.text) and not any(len(line) >= _HARD_WRAP for line in lines) \
+                and not _CUT_SENTENCE.search(self.text):
             return self
         out: list[str] = []
         pasted: list[int] = []
@@ -109,6 +116,9 @@ class Paste:
                 joined.add(len(out))
             elif out and _CONTINUES.match(line):
                 out[-1] = out[-1].rstrip() + " " + line.strip()
+                joined.add(len(out))
+            elif out and 60 <= len(out[-1]) <= 300 and out[-1][-1:] in _LOWER_OR_COMMA and _UPPER_REST.match(line):
+                out[-1] = out[-1] + " " + line.strip()
                 joined.add(len(out))
             else:
                 out.append(line)
