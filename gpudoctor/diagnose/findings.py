@@ -100,6 +100,9 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             category = "library-conflict"
             extra = [Evidence("torch.imported", torch_first.value, torch_first.source)]
             fix = TORCH_CUDNN_FIRST_FIX
+        dropped = _release_dropped(d) if entry.code == "GD801" and category == "arch-dropped" else None
+        if dropped is not None:
+            extra = [*extra, dropped]
         shadow = cudnn_loaded_from_library_path(d.snapshot) if entry.code == "GD806" else None
         on_path = cuda_dirs_on_library_path(d) if entry.code == "GD806" and shadow is None else None
         if shadow is not None:
@@ -154,11 +157,20 @@ def _image_libcuda_newer_than_host(text: str, s: Snapshot) -> bool:
     return m is not None and _boundary(s) == "container-no-gpu" and int(m.group(2)) > int(m.group(1))
 
 
+def _release_dropped(d: Diagnosis) -> Evidence | None:
+    """The reporter's words that a newer release stopped serving the GPU: "reintroduce support
+    for compute capability 5.0", "the older version v0.10.1 still works"."""
+    sig = next((s for s in d.signals if s.entry == "gpu-support-dropped-statement"), None)
+    if sig is not None:
+        return Evidence("said", sig.text, sig.source)
+    read = next((r for r in d.reads if r.fact == "release.older_works"), None)
+    return Evidence("said", read.value, read.source) if read is not None else None
+
+
 def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices | None) -> str | None:
     if code == "GD801":
         found = arch_category(d.snapshot, {r.fact: r.value for r in d.reads}, m)
-        if found == "arch-not-in-build" and (any(sig.entry == "gpu-support-dropped-statement" for sig in d.signals)
-                                             or any(r.fact == "release.older_works" for r in d.reads)):
+        if found == "arch-not-in-build" and _release_dropped(d) is not None:
             found = "arch-dropped"  # inside the build's range, but the reporter says a release stopped carrying it
         return entry_category if found == "arch-not-in-build" and entry_category else found
     if code == DRIVER_INSUFFICIENT and gpus_older_than_the_cuda(d.snapshot, m, reads={r.fact: r.value for r in d.reads}):
