@@ -37,7 +37,7 @@ _HARD_WRAP = 120  # lines at least this long may have been cut by a terminal or 
 # capitalised word ("...were compiled with different" / "CUDA versions. PyTorch has ..."): joined only
 # into the view that adds matches (errors.py), never replacing what the pasted lines match.
 _CUT_SENTENCE = re.compile(r"[^\n]{59}[a-z,]\n[A-Z][A-Za-z]")
-_UPPER_REST = re.compile(r"[A-Z][A-Za-z]")
+_UPPER_REST = re.compile(r"(?!(?:INFO|WARN(?:ING)?|ERROR|DEBUG|CRITICAL|FATAL|TRACE|Traceback|File)\b)[A-Z][A-Za-z]")
 _LOWER_OR_COMMA = frozenset(string.ascii_lowercase + ",")
 _CUT_WORD = re.compile(r"[\w.]$")
 _CUT_REST = re.compile(r"(?!\d{2,4}[-:/])[a-z0-9]")
