@@ -2,6 +2,12 @@
 
 # One real message per catalogue entry (as the tools print them) -> the entry it must match.
 MESSAGES = {
+    "ctranslate2-not-compiled-with-cuda": "ValueError: This CTranslate2 package was not compiled with CUDA support",
+    "colmap-built-without-cuda": "ERROR: Dense stereo reconstruction requires CUDA, which is not available on your "
+                                 "system.",
+    "optix-unsupported-abi": "optixInit() failed: OPTIX_ERROR_UNSUPPORTED_ABI_VERSION (7801)",
+    "omniverse-driver-unsupported": "[Error] [gpu.foundation.plugin] The currently installed NVIDIA graphics driver is "
+                                    "unsupported or has known issues.",
     "build-info-without-cuda": "--   USE_CUDA              : OFF",
     "detectron2-built-without-cuda": "RuntimeError: Detectron2 is not compiled with GPU support!",
     "xla-ptxas-too-old": "W external/xla/xla/stream_executor/gpu/asm_compiler.cc:111] *** WARNING *** You are using "

@@ -133,3 +133,14 @@ def test_a_message_wrapped_before_a_capitalised_word_is_matched():
                "CUDA versions. PyTorch has CUDA Version=11.7 and torchvision has CUDA\n"
                "Version=11.8. Please reinstall the torchvision that matches your PyTorch\n")
     assert ("GD810", "library-conflict", Severity.ERROR) in _outcomes(wrapped)
+
+
+def test_a_cuda_library_missing_where_the_reporter_says_no_toolkit_is_installed():
+    error = "./TBMiner: error while loading shared libraries: libcudart.so.11.0: cannot open shared object file\n"
+    assert ("GD807", "framework-cuda-mismatch", Severity.ERROR) in _outcomes(error)
+    assert ("GD807", "cudnn-missing", Severity.ERROR) in _outcomes(error + "Cuda Kit - Is NOT installed\n")
+
+
+def test_the_container_toolkits_variables_place_the_program_in_a_container():
+    d, _ = _report("I set NVIDIA_VISIBLE_DEVICES=all as the documentation says\nCannot load libnvidia-encode.so.1\n")
+    assert d.snapshot.system.container.value == "docker"

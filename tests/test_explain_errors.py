@@ -348,6 +348,11 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("build-info-without-cuda", "  - Build settings: BLAS_INFO=mkl, BUILD_TYPE=Release, USE_CUDA=OFF, USE_CUDNN=OFF,"),
     ("build-info-without-cuda", "    NVIDIA CUDA:                   NO"),  # cv2.getBuildInformation()
     ("build-info-without-cuda", "- CUDA backend:  OFF"),  # gpufetch
+    ("colmap-built-without-cuda", " (Commit af40e1a on 2020-09-21 without CUDA)"),  # COLMAP's banner
+    ("optix-unsupported-abi", "optix_wrapper.cpp:175 Optix Error: 'Unsupported ABI version'"),
+    ("xformers-built-for", "    xFormers wasn't build with CUDA support"),
+    ("nvidia-smi-not-found", 'runc create failed: unable to start container process: exec: "nvidia-smi": executable '
+                             'file not found in $PATH: unknown.'),
     # Ollama's nvmlInit failure by nvmlReturn_t number (gpu_info_nvml.c)
     ("nvml-driver-not-loaded", "Unable to load NVML management library C:\\Windows\\system32\\nvml.dll: nvml vram "
                                "init failure: 9"),

@@ -71,7 +71,10 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             category = "driver-too-old-for-runtime"
         if entry.code in LIBRARY_NOT_LOADED_CODES:
             majors = tuple(r.value for r in d.reads if r.fact == "cuda.stated_major")
-            category = library_not_loaded_category(sig.text, entry.frameworks, d.snapshot, majors) or category
+            absent = any(r.fact == "cuda.absent_said" for r in d.reads)  # "CUDA toolkit is not installed"
+            category = library_not_loaded_category(sig.text, entry.frameworks, d.snapshot, majors) or \
+                ("cudnn-missing" if absent and not any(rt.kind != "driver" for rt in d.snapshot.cuda_runtimes or ())
+                 else category)
         if other_cudnn_major_shown(sig.text, sig.source, d.snapshot):
             category = "cudnn-version-mismatch"
         torch_first = next((r for r in d.reads if r.fact == "torch.imported"), None) \

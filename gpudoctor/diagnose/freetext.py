@@ -136,6 +136,8 @@ _CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\
                         # any other GPU image a Dockerfile starts from: "FROM jrottenberg/ffmpeg:4.2-nvidia"
                         r"^[ \t]*(?-i:FROM)[ \t]+(?=[\w./:-]*(?i:nvidia|cuda|gpu))[\w.-]+(?:/[\w.-]+)*(?::[\w.-]+)?[ \t]*$|"
                         r"^root@[0-9a-f]{12}:|/\.dockerenv\b|\b(?:inside|in) (?:a |the |my |our |this )?(?:docker|container)\b|"
+                        # the NVIDIA Container Toolkit's own variables: only a container reads them
+                        r"\bNVIDIA_(?:VISIBLE_DEVICES|DRIVER_CAPABILITIES)\b|"
                         # docker-compose v1's and v2's progress lines: "Creating app_web_run ... done",
                         # " ✔ Container app-web-1  Started"
                         r"^(?:Creating|Starting|Recreating)[ \t]+[\w.-]{1,80}[ \t]+\.\.\.[ \t]+done\b|"
@@ -169,7 +171,8 @@ _CONTAINER_CLUES = (
     (_K8S, "kubernetes", ("kubectl", "nvidia.com/gpu", "kind:", "kubernetes", "k8s", "gke", "eks", "aks", "k3s",
                           "k0s", "microk8s", "openshift", " pod")),
     (_CONTAINER, "docker", ("docker", "podman", "nerdctl", "root@", "container", "nvidia/cuda", "pytorch/pytorch",
-                            "tensorflow/tensorflow", "nvcr.io", "... done", "from ")),
+                            "tensorflow/tensorflow", "nvcr.io", "... done", "from ", "nvidia_visible",
+                            "nvidia_driver_cap")),
     (_SINGULARITY, "singularity", ("singularity", "apptainer")),
     (_SAGEMAKER, "docker", ("instance_type",)),
     (_SLURM, "slurm", ("#sbatch", "srun", "sbatch", "salloc", "slurm_")),
@@ -212,6 +215,9 @@ def parse(p: Paste, f: Facts) -> None:
             f.put("system.python", m.group(1), src, STATED)
     _system(p, f, found)
     _gpus(p, f)
+    for m, src in found(_NO_TOOLKIT, "cuda"):
+        f.extra_reads.append(Read("cuda.absent_said", m.group(0), src))
+        break
     for m in p.scan(_OLDER_WORKS, "version", "release", "w/"):
         f.extra_reads.append(Read("release.older_works", m.group(0), p.where("free text", m.start(), claim=False)))
         break
@@ -332,6 +338,13 @@ _NO_GPU_HERE = re.compile(
     r"(?![ \t]*(?:driver|support|access|acceleration))|\bi have no (?:nvidia )?gpus?\b"
     r"|\b(?:cpu[- ]only|gpu[- ]less|without (?:a |any )?gpus?) (?:machine|server|cluster|node|host|laptop|computer|vm)s?\b"
     r"|\bno gpus? (?:on|in) (?:this|the|my|our) (?:machine|server|cluster|node|laptop|host|computer|vm)\b)", re.I | re.M)
+
+
+# The reporter saying no CUDA toolkit is installed ("Cuda Kit - Is NOT installed"): a CUDA library
+# the program wants is then missing, whatever CUDA it was built for.
+_NO_TOOLKIT = re.compile(r"\bCUDA[ \t]+(?:toolkit|tool[ \t]?kit|kit)?[ \t-]*(?:is|was)?[ \t]*not[ \t]+installed\b|"
+                         r"\b(?:no|without)[ \t]+(?:the[ \t]+|a[ \t]+)?CUDA[ \t]+(?:toolkit|kit)\b|"
+                         r"\bdid(?:n't|[ \t]+not)[ \t]+install[ \t]+(?:the[ \t]+)?CUDA\b", re.I)
 
 
 # The reporter saying an older release of the program works ("the older version v0.10.1 still works",
