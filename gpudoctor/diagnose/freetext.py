@@ -222,8 +222,9 @@ def parse(p: Paste, f: Facts) -> None:
         f.extra_reads.append(Read("release.older_works", m.group(0), p.where("free text", m.start(), claim=False)))
         break
     for m, src in found(_NO_GPU_HERE, "gpu"):
-        f.extra_reads.append(Read("machine.no_gpu_said", m.group(0), src))
-        break
+        if not _ABOUT_A_CONTAINER.search(p.line(p.line_no(m.start()))):
+            f.extra_reads.append(Read("machine.no_gpu_said", m.group(0), src))
+            break
     seen: set[str] = set()
     for m in p.scan(_PRECISION_USED, "fp8", "float8", "e4m3", "e5m2", "bf16", "bfloat16"):
         name = "bf16" if m.group(0).lower().startswith("b") else "fp8"
@@ -333,11 +334,11 @@ def _system(p: Paste, f: Facts, found) -> None:
 # The reporter says the machine has no GPU at all ("we don't have GPU", "a CPU-only cluster"): the
 # messages a GPU build prints there are expected, not a fault. Not about a container ("inside docker").
 _NO_GPU_HERE = re.compile(
-    r"^(?!.*(?:docker|container|\bpod\b|wsl|inside)).*?(?:"
     r"\b(?:we|i) (?:do not|don't|dont|did not|didn't) have (?:a |any )?(?:nvidia |cuda |dedicated )?gpus?\b"
     r"(?![ \t]*(?:driver|support|access|acceleration))|\bi have no (?:nvidia )?gpus?\b"
     r"|\b(?:cpu[- ]only|gpu[- ]less|without (?:a |any )?gpus?) (?:machine|server|cluster|node|host|laptop|computer|vm)s?\b"
-    r"|\bno gpus? (?:on|in) (?:this|the|my|our) (?:machine|server|cluster|node|laptop|host|computer|vm)\b)", re.I | re.M)
+    r"|\bno gpus? (?:on|in) (?:this|the|my|our) (?:machine|server|cluster|node|laptop|host|computer|vm)\b", re.I)
+_ABOUT_A_CONTAINER = re.compile(r"docker|container|\bpod\b|wsl|inside", re.I)
 
 
 # The reporter saying no CUDA toolkit is installed ("Cuda Kit - Is NOT installed"): a CUDA library
