@@ -353,6 +353,8 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("xformers-built-for", "    xFormers wasn't build with CUDA support"),
     ("nvidia-smi-not-found", 'runc create failed: unable to start container process: exec: "nvidia-smi": executable '
                              'file not found in $PATH: unknown.'),
+    ("blender-cycles-gpu-too-old", "CUDA device supported only compute capability 1.3 or up, found 1.1."),  # 2.5x
+    ("launch-timeout", "CUDA error: Launch exceeded timeout in cuCtxSynchronize()"),  # Blender Cycles
     # Ollama's nvmlInit failure by nvmlReturn_t number (gpu_info_nvml.c)
     ("nvml-driver-not-loaded", "Unable to load NVML management library C:\\Windows\\system32\\nvml.dll: nvml vram "
                                "init failure: 9"),
