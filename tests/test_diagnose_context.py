@@ -144,3 +144,9 @@ def test_a_cuda_library_missing_where_the_reporter_says_no_toolkit_is_installed(
 def test_the_container_toolkits_variables_place_the_program_in_a_container():
     d, _ = _report("I set NVIDIA_VISIBLE_DEVICES=all as the documentation says\nCannot load libnvidia-encode.so.1\n")
     assert d.snapshot.system.container.value == "docker"
+
+
+def test_the_results_carry_the_findings_as_the_context_judged_them():
+    _, report = _report(TORCH_NO_DRIVER)
+    in_results = [f.severity for r in report.results for f in r.findings if f.code == "GD803"]
+    assert in_results == [f.severity for f in report.findings if f.code == "GD803"] == [Severity.WARNING]

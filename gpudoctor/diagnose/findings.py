@@ -254,7 +254,14 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
         extra += variant_without_wheels_for_python(d, m)
     results += [RuleResult(code, Outcome.FINDING, "", tuple(f for f in extra if f.code == code))
                 for code in sorted({f.code for f in extra})]
-    findings = sort_findings([_asked_precision(_no_gpu_said(_torch_carries_on(f, d), d), d) for f in findings + extra])
+
+    def in_context(f: Finding) -> Finding:  # what the rest of the paste says of a finding's severity
+        return _asked_precision(_no_gpu_said(_torch_carries_on(f, d), d), d)
+
+    # The results carry the same findings as the list, so every view shows one verdict.
+    results = [dataclasses.replace(r, findings=tuple(in_context(f) for f in r.findings)) if r.findings else r
+               for r in results]
+    findings = sort_findings([in_context(f) for f in findings + extra])
     return dataclasses.replace(report, findings=tuple(findings), results=tuple(results),
                                verdicts=tuple(verdicts(d.snapshot, m, findings, results)))
 
