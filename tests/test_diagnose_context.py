@@ -150,3 +150,13 @@ def test_the_results_carry_the_findings_as_the_context_judged_them():
     _, report = _report(TORCH_NO_DRIVER)
     in_results = [f.severity for r in report.results for f in r.findings if f.code == "GD803"]
     assert in_results == [f.severity for f in report.findings if f.code == "GD803"] == [Severity.WARNING]
+
+
+@pytest.mark.parametrize("paste, driver", [
+    ("# cat /sys/module/nvidia/version\n470.103.01\n", "470.103.01"),
+    ("torch.cuda.is_available() is False\n\n410.48,,\nneed higher ??\n", "410.48"),
+    ("it took 512.00 seconds\n", None),  # a number in a sentence is no driver
+])
+def test_a_line_that_is_only_a_driver_version_is_the_driver(paste, driver):
+    d, _ = _report(paste)
+    assert d.snapshot.driver.version.value == driver

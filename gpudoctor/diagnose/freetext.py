@@ -188,6 +188,8 @@ def parse(p: Paste, f: Facts) -> None:
     _frameworks(found, f)
     for m, src in found(_DRIVER, *_DRIVER_WORDS):
         f.put("driver.version", m.group(1), src, STATED)
+    for m, src in found(_BARE_DRIVER, "."):
+        f.put("driver.version", m.group(1), src, STATED)
     for m, src in found(STATED_CUDA, "cuda"):
         line = p.line(p.line_no(m.start()))
         if line.lstrip().startswith("|") or "Driver Version" in line:
@@ -339,6 +341,11 @@ _NO_GPU_HERE = re.compile(
     r"|\b(?:cpu[- ]only|gpu[- ]less|without (?:a |any )?gpus?) (?:machine|server|cluster|node|host|laptop|computer|vm)s?\b"
     r"|\bno gpus? (?:on|in) (?:this|the|my|our) (?:machine|server|cluster|node|laptop|host|computer|vm)\b", re.I)
 _ABOUT_A_CONTAINER = re.compile(r"docker|container|\bpod\b|wsl|inside", re.I)
+
+
+# A line that is only a driver-shaped version ("410.48", `cat /sys/module/nvidia/version`'s
+# "470.103.01", a form's "Driver version" answer on its own line): the driver.
+_BARE_DRIVER = re.compile(r"^[ \t]*([2-6]\d{2}\.\d{2,3}(?:\.\d{2})?)[ \t,.;!?]*$", re.M)
 
 
 # The reporter saying no CUDA toolkit is installed ("Cuda Kit - Is NOT installed"): a CUDA library
