@@ -28,6 +28,8 @@ CUINIT_UNKNOWN = ("E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed 
 def test_no_driver_is_information_where_the_reporter_says_the_machine_has_no_gpu():
     said = CUINIT_UNKNOWN + "We deploy on a vanilla cluster, so we don't have GPU.\n"
     assert ("GD816", "no-driver", Severity.INFO) in _outcomes(said)
+    fix = next(f.fix for f in _report(said)[1].findings if f.code == "GD816")
+    assert "without an NVIDIA GPU" in fix.text and "gpudoctor install torch --cpu" in fix.commands
     assert ("GD816", "no-driver", Severity.ERROR) in _outcomes(CUINIT_UNKNOWN)
 
 

@@ -277,7 +277,13 @@ def _no_gpu_said(f: Finding, d: Diagnosis) -> Finding:
     if said is None or d.snapshot.gpus or f.code not in _NO_GPU_FINDINGS or f.severity is Severity.INFO:
         return f
     return dataclasses.replace(f, severity=Severity.INFO,
-                               evidence=(*f.evidence, Evidence("machine.no_gpu_said", said.value, said.source)))
+                               evidence=(*f.evidence, Evidence("machine.no_gpu_said", said.value, said.source)),
+                               fix=_NO_GPU_FIX)
+
+
+_NO_GPU_FIX = Fix("Expected on a machine without an NVIDIA GPU: a GPU build looks for the driver, says it found "
+                  "none, and runs on the CPU. A CPU build of the framework does the same without the message.",
+                  ("gpudoctor install torch --cpu", "gpudoctor install tensorflow --cpu"))
 
 
 def _torch_carries_on(f: Finding, d: Diagnosis) -> Finding:
