@@ -9,6 +9,7 @@ import re
 
 from gpudoctor.compat import parse_arch_list
 from gpudoctor.diagnose import Diagnosis
+from gpudoctor.diagnose.build import OS_WHEEL_PLATFORM
 from gpudoctor.findings import Evidence, Finding, Fix, Severity
 from gpudoctor.matrices import Matrices
 from gpudoctor.rules.registry import RULES
@@ -122,7 +123,7 @@ def _against_the_drivers_builds(ccs: list, s: Snapshot, m: Matrices) -> str | No
     top = driver_top_cuda(s, m)
     if top is None:
         return None
-    platform = {"windows": "windows-x86_64", "linux": "linux-x86_64"}.get(s.system.os.value or "")
+    platform = OS_WHEEL_PLATFORM.get(s.system.os.value or "")
     builds = [(cv, b) for b in m.torch_builds if b.variant.startswith("cu") and b.arch_list
               and (platform is None or b.platform == platform) and (cv := cuda_version(b.cuda)) and cv <= top]
     newest = max((cv for cv, _ in builds), default=None)

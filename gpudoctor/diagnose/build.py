@@ -84,6 +84,10 @@ def _series(name: str) -> frozenset[str]:
     return frozenset(re.sub(r"[^a-z0-9]+", " ", name.lower()).split()) & _SERIES
 
 
+# The x86-64 wheel platform of an OS a snapshot names, where builds are looked up by it.
+OS_WHEEL_PLATFORM = {"windows": "windows-x86_64", "linux": "linux-x86_64"}
+
+
 def platform_of(f: Facts) -> tuple[str, bool]:
     """The wheel platform the paste describes, and whether it was known."""
     os_name, machine = f.get("system.os"), f.get("system.machine") or "x86_64"

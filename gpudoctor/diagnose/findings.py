@@ -255,8 +255,11 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
     results += [RuleResult(code, Outcome.FINDING, "", tuple(f for f in extra if f.code == code))
                 for code in sorted({f.code for f in extra})]
 
+    no_gpu_said = next((r for r in d.reads if r.fact == "machine.no_gpu_said"), None)
+    used = {r.value: r for r in reversed(d.reads) if r.fact == "precision.used"}
+
     def in_context(f: Finding) -> Finding:  # what the rest of the paste says of a finding's severity
-        return _asked_precision(_no_gpu_said(_torch_carries_on(f, d), d), d)
+        return _asked_precision(_no_gpu_said(_torch_carries_on(f, d), d, no_gpu_said), used)
 
     # The results carry the same findings as the list, so every view shows one verdict.
     results = [dataclasses.replace(r, findings=tuple(in_context(f) for f in r.findings)) if r.findings else r
@@ -270,10 +273,9 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
 _NO_GPU_FINDINGS = NO_GPU_CODES | {"GD816", "GD818", "GD820"}
 
 
-def _no_gpu_said(f: Finding, d: Diagnosis) -> Finding:
-    """Where the reporter says the machine has no GPU and the paste lists none, a GPU
+def _no_gpu_said(f: Finding, d: Diagnosis, said: Read | None) -> Finding:
+    """Where the reporter says the machine has no GPU (`said`) and the paste lists none, a GPU
     build's "no driver" or "no device" messages are what it prints there: information."""
-    said = next((r for r in d.reads if r.fact == "machine.no_gpu_said"), None)
     if said is None or d.snapshot.gpus or f.code not in _NO_GPU_FINDINGS or f.severity is Severity.INFO:
         return f
     return dataclasses.replace(f, severity=Severity.INFO,
@@ -297,15 +299,14 @@ def _torch_carries_on(f: Finding, d: Diagnosis) -> Finding:
     return dataclasses.replace(f, severity=Severity.WARNING)
 
 
-def _asked_precision(f: Finding, d: Diagnosis) -> Finding:
+def _asked_precision(f: Finding, used: dict[str, Read]) -> Finding:
     """A precision the GPU lacks (GD612, information) is a warning where the paste's program
-    uses it: FP8 quantization on an RTX 3090, bfloat16 on a T4."""
-    used = next((r for r in d.reads if r.fact == "precision.used" and f.subject
-                 and f.subject.rsplit(" ", 1)[-1] == r.value), None)
-    if f.code != "GD612" or used is None or f.severity is not Severity.INFO:
+    uses it (`used`, by precision): FP8 quantization on an RTX 3090, bfloat16 on a T4."""
+    read = used.get(f.subject.rsplit(" ", 1)[-1]) if f.code == "GD612" and f.subject else None
+    if read is None or f.severity is not Severity.INFO:
         return f
     return dataclasses.replace(f, severity=Severity.WARNING,
-                               evidence=(*f.evidence, Evidence("precision.used", used.value, used.source)))
+                               evidence=(*f.evidence, Evidence("precision.used", read.value, read.source)))
 
 
 def read_data(d: Diagnosis) -> dict:

@@ -5,14 +5,12 @@ because the last release with cu116 wheels (1.13.1) stops at Python 3.10."""
 from __future__ import annotations
 
 from gpudoctor.diagnose import Diagnosis
+from gpudoctor.diagnose.build import OS_WHEEL_PLATFORM
 from gpudoctor.findings import Evidence, Finding, Fix
 from gpudoctor.matrices import Matrices
 from gpudoctor.matrices.framework_queries import torch_series
 from gpudoctor.rules.registry import RULES
 from gpudoctor.versions import parse_numeric, python_version
-
-_PLATFORMS = {"windows": "windows-x86_64", "linux": "linux-x86_64"}
-
 
 def variant_without_wheels_for_python(d: Diagnosis, m: Matrices) -> list[Finding]:
     """torch asked for by its CUDA variant only (no version pinned) on a Python newer than
@@ -24,7 +22,7 @@ def variant_without_wheels_for_python(d: Diagnosis, m: Matrices) -> list[Finding
     if torch is None or torch.version.known or not torch.cuda.known or py is None or torch.deep is not None:
         return []
     variant = "cu" + str(torch.cuda.value).replace(".", "")
-    platform = _PLATFORMS.get(str(s.system.os.value))
+    platform = OS_WHEEL_PLATFORM.get(str(s.system.os.value))
     series = {b.series for b in m.torch_builds
               if b.variant == variant and (platform is None or b.platform == platform)}
     releases = [r for r in m.torch_releases if torch_series(r.version) in series]
