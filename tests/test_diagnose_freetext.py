@@ -95,6 +95,17 @@ def test_gpu_names_as_typed(text, name, cc):
     assert [(g.name, g.compute_capability) for g in s.gpus] == [(name, cc)]
 
 
+@pytest.mark.parametrize("text,names", [
+    ("Failed to run with a P100 GPU\nCompute 6.0 CUDA device: [Tesla P100-PCIE-16GB]", ["Tesla P100-PCIE-16GB"]),
+    ("A100 GPU generates 11 tokens/s\n  Device 0: NVIDIA A100-SXM4-80GB, compute capability 8.0",
+     ["NVIDIA A100-SXM4-80GB"]),
+    # another model, not the same board named in full
+    ("it works on my RTX 3090\nbut my GPU is an RTX 3090 Ti", ["RTX 3090", "RTX 3090 Ti"]),
+])
+def test_a_model_typed_short_and_its_full_board_name_are_one_gpu(text, names):
+    assert [g.name for g in snap(text).gpus] == names
+
+
 @pytest.mark.parametrize("text", ["listening on port 3080", "in 2080 we will", "my server at localhost:3080", "AMD MI300X here",
                                   "version 1060 of the file", "my Radeon RX 7900 XTX",
                                   "my 960 photos", "timeout after 750 ms"])

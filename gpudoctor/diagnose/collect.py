@@ -166,7 +166,8 @@ class Facts:
                 self.conflicts.append(f"gpus[{draft.index}].name: kept {draft.name.value} ({draft.name.source}), "
                                       f"not {name} ({source})")
             elif name and (draft.name is None or rank > draft.name.rank
-                           or (draft.truncated and not truncated and rank >= draft.name.rank)):
+                           or (draft.truncated and not truncated and rank >= draft.name.rank)
+                           or (rank == draft.name.rank and len(gpu_key(name)) > len(gpu_key(draft.name.value)))):
                 draft.name, draft.truncated = Value(name.rstrip(". ") if truncated else name, source, rank), truncated
                 self._named.setdefault(gpu_key(draft.name.value), []).append(draft)
             for key, value in values.items():
@@ -188,6 +189,8 @@ class Facts:
         if truncated or any(g.truncated for g in self.gpus):  # prefix matches: look at every GPU (rare)
             return [g for g in self.gpus if _same_name(g, name, truncated)]
         named = [g for g in dict.fromkeys(self._named.get(gpu_key(name), ())) if _same_name(g, name, truncated)]
+        if not named:  # "P100" and "Tesla P100-PCIE-16GB" in one paste are one board
+            named = [g for g in self.gpus if g.name is not None and _same_board(gpu_key(g.name.value), gpu_key(name))]
         if not named and len(self.gpus) == 1 and self.gpus[0].name is None:
             return self.gpus[:]  # the one GPU a message reported without its name: the name is its
         return named
@@ -276,4 +279,15 @@ def _same_name(draft: GpuDraft, name: str, truncated: bool) -> bool:
     # A name cut short by nvidia-smi's banner matches the full name it begins.
     if truncated and a.startswith(b):
         return True
-    return draft.truncated and b.startswith(a)
+    return draft.truncated and b.startswith(a) or _same_board(a, b)
+
+
+# What a full board name adds to the model people type: its form factor and memory
+# ("P100" -> "P100-PCIE-16GB", "A100" -> "A100-SXM4-80GB"), never another model ("3090 Ti").
+_BOARD_VARIANT = re.compile(r"pcie|sxm\d?|nvl|hbm\d?e?|\d{1,3}gb?")
+
+
+def _same_board(a: str, b: str) -> bool:
+    short, long = sorted((a.split(), b.split()), key=len)
+    return bool(short) and short != long and long[:len(short)] == short and all(
+        _BOARD_VARIANT.fullmatch(t) for t in long[len(short):])
