@@ -221,6 +221,39 @@ def test_tensorflow_23_pip_build_has_sass_for_52_not_50(gpu, missing):
     assert ("GD301" in codes) is missing
 
 
+@pytest.mark.parametrize("listing, build", [
+    ("tensorflow 1.14.0\n", "cpu"),  # up to 1.14 (and in 2.0) `tensorflow` is the CPU-only wheel
+    ("tensorflow 1.14.0\ntensorflow-gpu 1.14.0\n", "cuda"),
+    ("tensorflow 1.15.0\n", "cuda"),  # from 1.15 the `tensorflow` wheel includes GPU support
+    ("tensorflow 1.14.0\ntensorflow-base 1.14.0\n", None),  # conda: tensorflow-base carries the build
+])
+def test_which_tensorflow_wheel_is_the_gpu_build(listing, build):
+    d = read("Package    Version\n---------- -------\n" + listing.replace(" ", "    ") + "OS: Ubuntu 18.04\n")
+    assert facts(d).get("tensorflow.build") == build
+
+
+@pytest.mark.parametrize("line, build", [
+    ("2018-03-23 11:55:55.959752: E tensorflow/stream_executor/cuda/cuda_dnn.cc:385] could not create cudnn handle",
+     "cuda"),
+    (r"I c:\tf_jenkins\home\workspace\release-win\device\gpu\os\windows\tensorflow\core\common_runtime\gpu"
+     r"\gpu_device.cc:948] Ignoring visible gpu device", "cuda"),
+    # jaxlib's log names the same file under external/org_tensorflow: no TensorFlow there
+    ("I external/org_tensorflow/tensorflow/stream_executor/cuda/cuda_driver.cc:1163] failed call", None),
+])
+def test_a_tensorflow_log_from_a_cuda_only_source_file_says_the_build_is_cuda(line, build):
+    assert facts(read(line + "\n")).get("tensorflow.build") == build
+
+
+def test_tensorflow_1x_tested_configuration_and_the_driver_it_needs():
+    # TF 1.5 was built against CUDA 9.0 (its release notes), which needs driver >= 384.81 on Linux.
+    from gpudoctor.diagnose.findings import diagnose_report
+    m = load_matrices(overlay=None)
+    d = read_paste("E tensorflow/stream_executor/cuda/cuda_dnn.cc:393] possibly insufficient driver version: "
+                   "384.69.0\ntensorflow version: 1.5.0\nDriver Version: 384.69\n", matrices=m, debug=True)
+    assert facts(d)["tensorflow.cuda"] == "9.0"
+    assert "GD201" in {f.code for f in diagnose_report(d, m).findings}
+
+
 def test_app_banners():
     comfy = read((CORPUS / "neg-comfyui-8010-rtx4090-cu128.txt").read_text())
     assert facts(comfy)["torch.version"] == "2.7.0+cu128" and facts(comfy)["system.os"] == "windows"

@@ -81,7 +81,7 @@ def test_framework_subjects_answer_a_version(args, key, value):
 
 @pytest.mark.parametrize("args, hint", [
     (("torch", "2.14.9"), "2.14.1"), (("torch", "3.0"), "2.15"), (("cuda", "12.7"), "12.6"),
-    (("tensorflow", "1.14"), ""), (("jax", "0.99.0"), ""), (("cudnn", "6.0.21"), ""), (("cupy", "cuda99x"), "cupy-cuda12x"),
+    (("tensorflow", "0.12"), ""), (("jax", "0.99.0"), ""), (("cudnn", "6.0.21"), ""), (("cupy", "cuda99x"), "cupy-cuda12x"),
     (("onnxruntime", "1.40"), "1.19"), (("gpu", "definitely-not-a-gpu-name"), ""),
 ])
 def test_unknown_query_is_one_line_and_exit_2(args, hint):

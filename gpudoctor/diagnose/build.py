@@ -166,7 +166,7 @@ def _torch_from_matrices(f: Facts, m: Matrices) -> None:
 def _tensorflow_from_matrices(f: Facts, m: Matrices) -> None:
     """A TensorFlow version says the CUDA and cuDNN its build was tested with
     (tensorflow.org's tested build configurations); on Linux and on Windows up to
-    2.10 the `tensorflow` wheel is a CUDA build."""
+    2.10 the `tensorflow` wheel is a CUDA build, from 1.15 on (but 2.0)."""
     version = f.fw_get("tensorflow", "version")
     if not isinstance(version, str) or f.fw_get("tensorflow", "build") == "cpu" \
             or (f.get("tensorflow.installed_from") == "source" and f.get("tensorflow.installed_with") is None):
@@ -178,7 +178,13 @@ def _tensorflow_from_matrices(f: Facts, m: Matrices) -> None:
     os_name = f.get("system.os")
     if os_name == "windows" and not rel.windows_native_gpu:
         return  # GD508 says what that means
-    if os_name in ("linux", "windows") and "tensorflow-cpu" not in f.packages:
+    if rel.gpu_package and "tensorflow" in f.packages and rel.gpu_package not in f.packages \
+            and "tensorflow-base" not in f.packages:  # conda's tensorflow-base carries the GPU build
+        # Up to 1.14 and in 2.0 the `tensorflow` wheel is CPU-only: the GPU build is `tensorflow-gpu`.
+        f.fw("tensorflow", "build", "cpu", f"{src}: `tensorflow` {rel.version} is CPU-only, the GPU wheel is "
+             f"`{rel.gpu_package}`", DERIVED)
+    elif os_name in ("linux", "windows") and "tensorflow-cpu" not in f.packages \
+            and (rel.gpu_package is None or rel.gpu_package in f.packages):
         f.fw("tensorflow", "build", "cuda", src, DERIVED)
     f.fw("tensorflow", "cuda", rel.cuda, src, DERIVED)
     if rel.arch_list and f.fw_get("tensorflow", "arch_list") is None:

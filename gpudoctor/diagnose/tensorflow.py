@@ -26,6 +26,13 @@ _HEADINGS = re.compile(r"^#{2,4}[ \t]{0,4}(OS Platform and Distribution|TensorFl
                        r"CUDA/cuDNN version|GPU model and memory)[ \t]*\n+[ \t]*([^\n#][^\n]{0,200})", re.M | re.I)
 
 
+# Source files only a CUDA build of TensorFlow compiles (its GPU device and stream executor), as
+# its log lines name them; jaxlib's older logs name the same files under external/org_tensorflow/.
+_CUDA_BUILD_LOG = re.compile(r"(?<!\w)(?<!org_tensorflow/)(?<!org_tensorflow\\)tensorflow[\\/]{1,2}"
+                             r"(?:stream_executor[\\/]{1,2}cuda|core[\\/]{1,2}common_runtime[\\/]{1,2}gpu)"
+                             r"[\\/]{1,2}\w+\.cc", re.I)
+
+
 _PLACEHOLDER = re.compile(r"(?:n/?a|none|no(?: gpu)?|-+|cpu(?: only)?|unknown|not applicable)\.?", re.I)
 
 
@@ -40,6 +47,9 @@ def _win_version(value: str) -> str:
 
 def parse(p: Paste, f: Facts) -> None:
     _build_info(p, f)
+    for m in p.scan(_CUDA_BUILD_LOG, "stream_executor", "common_runtime"):
+        f.fw("tensorflow", "build", "cuda", p.where("TensorFlow log: a CUDA build's source file", m.start()))
+        break
     low = p.lower
     headings = _HEADINGS.finditer(p.text) if "#" in low and ("cuda/cudnn" in low or "tensorflow version" in low) else ()
     template = p.scan(_TEMPLATE, "os platform", "tensorflow", "python version", "cuda/cudnn", "gpu model",
