@@ -25,6 +25,7 @@ MESSAGES = {
                                    "Ubuntu, but it did not work.",
     "cudnn-dll-crash-windows": "Faulting module name: cudnn_cnn_infer64_8.dll, version: 6.14.11.11080",
     "gpu-support-dropped-statement": "Reintroduce support for Compute Capability 5.0",
+    "gpu-support-missing-statement": "Add support for GPUs with cuda compute capability 5.0",
     "ptx-jit-hang": "index_cpu_to_gpu() hangs, spinning a CPU at 100% seemingly forever, mostly in "
                     "`libnvidia-ptxjitcompiler.so.510.54`.",
     "vllm-no-platform": "RuntimeError: Failed to infer device type, please set the environment variable "

@@ -28,7 +28,7 @@ def test_every_printed_message_cites_the_source_that_prints_it():
     assert missing == {"gpu-utilization-low", "wsl-linux-driver-installed", "gpu-not-detected-statement",
                        "gpu-fails-behind-riser", "ptx-jit-hang", "docker-desktop-linux-no-gpu",
                        "cudnn-dll-crash-windows", "gpu-support-dropped-statement",
-                       "gpu-lost-after-install-statement"}
+                       "gpu-lost-after-install-statement", "gpu-support-missing-statement"}
     assert all(u.startswith("https://") for e in load_catalog() for u in e.printed_by)
 
 
@@ -75,6 +75,9 @@ def test_deepspeed_accepted_minor_mismatch_is_not_an_error():
     "ERROR: No matching distribution found for torchx-nightly-internal2",
     "ERROR: No matching distribution found for numbalib",
     "Docker Desktop with the WSL2 backend and an Ubuntu distro",  # Windows: Docker Desktop passes the GPU
+    # a request for a new GPU's capability is about the build's CUDA, not a skipped arch
+    "Please add support for sm_120 (RTX 5090)",
+    "Add support for compute capability 12.0",
 ])
 def test_lines_that_do_not_say_which_fault_are_not_matched(line):
     assert not match_text(line)
@@ -360,6 +363,8 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
                                "init failure: 9"),
     ("libcuda-missing", "CUDA SETUP ERROR: Missing dependency: libcuda.so.1"),  # bitsandbytes
     ("deepspeed-no-cuda-home", "Unable to run /usr/local/cuda/bin/nvcc, unable to compile CUDA op(s): [Errno 2]"),
+    ("gpu-support-missing-statement", "The current version is incompatible with GPUs with cuda compute capability 5.0"),
+    ("gpu-support-missing-statement", "Requesting support for sm_61 in the prebuilt wheels"),
 ])
 def test_wording_variants_match(entry, message):
     matches = match_text(message)
