@@ -13,6 +13,7 @@ MESSAGES = {
                                     "unsupported or has known issues.",
     "build-info-without-cuda": "--   USE_CUDA              : OFF",
     "detectron2-built-without-cuda": "RuntimeError: Detectron2 is not compiled with GPU support!",
+    "cuda-extension-built-without-cuda": "RuntimeError: nms is not compiled with GPU support",
     "xla-ptxas-too-old": "W external/xla/xla/stream_executor/gpu/asm_compiler.cc:111] *** WARNING *** You are using "
                          "ptxas 11.0.194, which is older than 11.1. ptxas before 11.1 is known to miscompile XLA code",
     "gpu-not-supported-by-driver-release": "NVRM: installed in this system is not supported by the",
@@ -297,6 +298,8 @@ MESSAGES = {
                                    "cuda version of dgl.",
     "flash-attn-undefined-symbol": "`flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined",
     "xformers-built-for-cpu-torch": "    PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)",
+    "horovod-framework-version-mismatch": "horovod.common.exceptions.HorovodVersionMismatchError: Framework "
+                                          "tensorflow installed with version 2.3.0 but found version 2.4.1.",
     "xformers-built-for": "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:",
     "windows-entry-point-not-found": "The procedure entry point ?dtype@TensorOptions@c10 could not be located in the "
                                      "dynamic link library xformers\\_C.pyd",

@@ -365,6 +365,9 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("deepspeed-no-cuda-home", "Unable to run /usr/local/cuda/bin/nvcc, unable to compile CUDA op(s): [Errno 2]"),
     ("gpu-support-missing-statement", "The current version is incompatible with GPUs with cuda compute capability 5.0"),
     ("gpu-support-missing-statement", "Requesting support for sm_61 in the prebuilt wheels"),
+    ("cuda-extension-built-without-cuda", "RuntimeError: Not compiled with GPU support"),  # maskrcnn-benchmark
+    ("cuda-extension-built-without-cuda", "RuntimeError: DDF operation is not compiled with GPU support"),
+    ("detectron2-built-without-cuda", "AssertionError: Detectron2 is not compiled with GPU support!"),
 ])
 def test_wording_variants_match(entry, message):
     matches = match_text(message)
