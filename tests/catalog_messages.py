@@ -29,6 +29,8 @@ MESSAGES = {
     "gpu-support-missing-statement": "Add support for GPUs with cuda compute capability 5.0",
     "ptx-jit-hang": "index_cpu_to_gpu() hangs, spinning a CPU at 100% seemingly forever, mostly in "
                     "`libnvidia-ptxjitcompiler.so.510.54`.",
+    "paddle-no-gpu-detected": "E1210 12:48:08.426810  4204 pybind.cc:1261] Cannot use GPU because there is no GPU "
+                              "detected on your machine.",
     "vllm-no-platform": "RuntimeError: Failed to infer device type, please set the environment variable "
                         "`VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help debug the issue.",
     "vllm-attention-backend-capability": "ValueError: No valid attention backend found for cuda with head_size: 256, "

@@ -156,6 +156,8 @@ def test_no_windows_from_text_that_is_not_a_prompt(text):
     (" \u2714 Container fauxpilot-triton-1  Started", "docker"),  # and v2's
     ("I'm deploying ollama in a self-hosted kubernetes cluster using a helm chart", "kubernetes"),
     ("predictor = model.deploy(initial_instance_count=1, instance_type='ml.g4dn.xlarge')", "docker"),  # SageMaker
+    ("但使用docker容器（root）时，不能使用nvidia-smi", "docker"),  # "but in the docker container"
+    ("在容器内运行 nvidia-smi 报错", "docker"),  # "running nvidia-smi inside the container"
 ])
 def test_container_clues(text, kind):
     s = snap(text)

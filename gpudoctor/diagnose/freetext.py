@@ -138,6 +138,8 @@ _CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\
                         r"^root@[0-9a-f]{12}:|/\.dockerenv\b|\b(?:inside|in) (?:a |the |my |our |this )?(?:docker|container)\b|"
                         # the NVIDIA Container Toolkit's own variables: only a container reads them
                         r"\bNVIDIA_(?:VISIBLE_DEVICES|DRIVER_CAPABILITIES)\b|"
+                        # "docker容器", "docker 镜像", "dockerコンテナ", "容器内" (inside the container)
+                        r"docker[ \t]*(?:容器|镜像|鏡像|コンテナ|컨테이너)|容器(?:内|中|里|裡)|"
                         # docker-compose v1's and v2's progress lines: "Creating app_web_run ... done",
                         # " ✔ Container app-web-1  Started"
                         r"^(?:Creating|Starting|Recreating)[ \t]+[\w.-]{1,80}[ \t]+\.\.\.[ \t]+done\b|"
@@ -172,7 +174,7 @@ _CONTAINER_CLUES = (
                           "k0s", "microk8s", "openshift", " pod")),
     (_CONTAINER, "docker", ("docker", "podman", "nerdctl", "root@", "container", "nvidia/cuda", "pytorch/pytorch",
                             "tensorflow/tensorflow", "nvcr.io", "... done", "from ", "nvidia_visible",
-                            "nvidia_driver_cap")),
+                            "nvidia_driver_cap", "容器")),
     (_SINGULARITY, "singularity", ("singularity", "apptainer")),
     (_SAGEMAKER, "docker", ("instance_type",)),
     (_SLURM, "slurm", ("#sbatch", "srun", "sbatch", "salloc", "slurm_")),
