@@ -104,6 +104,7 @@ MESSAGES = {
                                     "CUDA enabled",
     "nvidia-smi-no-nvml-library": "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure "
                                   "that the NVIDIA Display Driver is properly installed and present in your system.",
+    "xformers-bf16-needs-ampere": "    bf16 is only supported on A100+ GPUs",
     "transformers-tf32-unsupported": "ValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7",
     "alicevision-gpu-not-enough": "[02:06:25.958896][error] CUDA-Enabled GPU detected, but the compute capabilities is "
                                   "not enough.",
