@@ -433,6 +433,7 @@ MESSAGES = {
                                    "runtime version in your machine is 10.0, which may cause serious incompatible bug.",
     "uv-no-wheel-for-platform": "hint: torch==2.4.1 @ registry+https://pypi.org/simple can't be installed because "
                                 "it doesn't have a source distribution or wheel for the current platform",
+    "invokeai-device-type-cpu": ">> Using device_type cpu",
     "rvc-no-nvidia-gpu-found": "没有发现支持的N卡, 使用CPU进行推理",
     "nvidia-smi-not-found": "/aio/entrypoint.sh: line 52: nvidia-smi: command not found",
     "a1111-incompatible-python": "INCOMPATIBLE PYTHON VERSION",
