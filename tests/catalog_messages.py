@@ -105,6 +105,12 @@ MESSAGES = {
     "nvidia-smi-no-nvml-library": "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure "
                                   "that the NVIDIA Display Driver is properly installed and present in your system.",
     "xformers-bf16-needs-ampere": "    bf16 is only supported on A100+ GPUs",
+    "dtype-not-supported-on-device": "2024-04-06 01:12:36,466 - lmdeploy - ERROR - AssertionError: bf16 is not supported "
+                                     "on your device",
+    "ctranslate2-compute-type-unsupported": "ValueError: Requested float16 compute type, but the target device or "
+                                            "backend do not support efficient float16 computation.",
+    "tensor-cores-capability-required": "Turing Tensor Core operations must be run on a machine with compute "
+                                        "capability at least 75",
     "transformers-tf32-unsupported": "ValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7",
     "alicevision-gpu-not-enough": "[02:06:25.958896][error] CUDA-Enabled GPU detected, but the compute capabilities is "
                                   "not enough.",

@@ -77,6 +77,9 @@ def test_deepspeed_accepted_minor_mismatch_is_not_an_error():
     "Docker Desktop with the WSL2 backend and an Ubuntu distro",  # Windows: Docker Desktop passes the GPU
     # a request for a new GPU's capability is about the build's CUDA, not a skipped arch
     "Please add support for sm_120 (RTX 5090)",
+    # CTranslate2 converted the saved model's type by itself: a notice, no error
+    "[ctranslate2] [warning] The compute type inferred from the saved model is float16, but the target device or "
+    "backend do not support efficient float16 computation.",
     "Add support for compute capability 12.0",
 ])
 def test_lines_that_do_not_say_which_fault_are_not_matched(line):
@@ -366,6 +369,10 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("gpu-support-missing-statement", "The current version is incompatible with GPUs with cuda compute capability 5.0"),
     ("gpu-support-missing-statement", "Requesting support for sm_61 in the prebuilt wheels"),
     ("cuda-extension-built-without-cuda", "RuntimeError: Not compiled with GPU support"),  # maskrcnn-benchmark
+    ("dtype-not-supported-on-device", "ValueError: Type bf16 is not supported on your device."),  # DeepSpeed
+    ("dtype-not-supported-on-device", "Your device does not support `torch.bfloat16`. Try edit `torch_dtype`"),
+    ("deepspeed-op-needs-newer-gpu", "RuntimeError: Unable to load ragged_device_ops op due to no compute "
+                                     "capabilities remaining after filtering"),
     ("cuda-extension-built-without-cuda", "RuntimeError: DDF operation is not compiled with GPU support"),
     ("detectron2-built-without-cuda", "AssertionError: Detectron2 is not compiled with GPU support!"),
 ])
