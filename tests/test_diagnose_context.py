@@ -162,3 +162,21 @@ def test_the_results_carry_the_findings_as_the_context_judged_them():
 def test_a_line_that_is_only_a_driver_version_is_the_driver(paste, driver):
     d, _ = _report(paste)
     assert d.snapshot.driver.version.value == driver
+
+
+NGC_BANNER = ("ERROR: This container was built for NVIDIA Driver Release {floor} or later, but\n"
+              "{prefix}       version {driver} was detected and compatibility mode is UNAVAILABLE.\n")
+
+
+@pytest.mark.parametrize("floor, driver, prefix, outcome", [
+    # CUDA 12.2's driver on a CUDA 11.6 one: another major, no forward compatibility
+    ("535.86", "510.85.02", "", ("GD802", "driver-too-old-for-runtime", Severity.ERROR)),
+    # both drivers run CUDA 13: minor-version compatibility runs the image's libraries
+    ("595.58", "580.126.09", "", ("GD802", "driver-too-old-for-runtime", Severity.WARNING)),
+    # the entrypoint found no driver in the container (a compose log's service prefix on the line)
+    ("515.48", "", "fauxpilot-triton-1  |", ("GD802", "container-no-gpu", Severity.ERROR)),
+])
+def test_an_ngc_banner_is_judged_by_the_driver_it_detected(floor, driver, prefix, outcome):
+    d, report = _report(NGC_BANNER.format(floor=floor, driver=driver, prefix=prefix))
+    assert outcome in {(f.code, f.category, f.severity) for f in report.findings}
+    assert d.snapshot.system.container.value == "docker"

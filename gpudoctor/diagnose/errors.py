@@ -139,8 +139,23 @@ def _signal(p: Paste, f: Facts, e, line_no: int, text: str) -> None:
     f.saw("error messages")
 
 
+# The entrypoint of NVIDIA's NGC images (50-gpu-driver-check.sh), which reads the host's module version
+# from /proc/driver/nvidia/version: "version  was detected" (empty) when the container has no driver.
+# (A compose log prefixes the second line with its service: "triton-1  |        version ...".)
+_NGC_BANNER = re.compile(r"This container was built for NVIDIA Driver Release ([\d.]+) or later,?[ \t]*(?:but)?"
+                         r"\s{0,80}(?:[\w.-]{1,60}[ \t]*\|[ \t]*)?version[ \t]*([\d.]*)[ \t]*was detected", re.I)
+
+
 def _implied_facts(p: Paste, f: Facts) -> None:
     """Facts a framework's message states in passing: the versions it compares."""
+    if "was detected" in p.lower:
+        for m in _NGC_BANNER.finditer(p.text):
+            src = p.where("NGC container banner", m.start())
+            f.put("system.container", "docker", src)  # only an NGC image's entrypoint prints it
+            f.extra_reads.append(Read("image.driver_floor", m.group(1), src))
+            f.extra_reads.append(Read("image.driver_detected", m.group(2) or "none", src))
+            if m.group(2):
+                f.put("driver.version", m.group(2), src)
     for m in p.scan(_CUDNN_TORCH, "pytorch was compiled"):
         src = p.where("PyTorch error", m.start())
         f.fw("torch", "build", "cuda", src)

@@ -66,6 +66,11 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
         if entry.id == "tf-kernel-dso-mismatch" and _image_libcuda_newer_than_host(sig.text, d.snapshot):
             category = "driver-too-old-for-runtime"
         severity = None
+        if entry.id == "ngc-container-driver-floor" and _same_cuda_major_as_image(d, m):
+            severity = Severity.WARNING  # minor-version compatibility runs most of the image
+        if entry.id == "ngc-container-driver-floor" and any(r.fact == "image.driver_detected" and r.value == "none"
+                                                           for r in d.reads):
+            category = "container-no-gpu"  # the entrypoint found no driver inside the container
         category = message_arch_category(entry.id, sig.text, d.snapshot) or category
         if entry.code == "GD801" and xla_ptx_newer_than_driver(d.snapshot, m):
             category = "driver-too-old-for-runtime"
@@ -158,6 +163,16 @@ def _image_libcuda_newer_than_host(text: str, s: Snapshot) -> bool:
     has (a reboot cannot help), not a driver upgrade finished by a reboot."""
     m = _KERNEL_DSO.search(text)
     return m is not None and _boundary(s) == "container-no-gpu" and int(m.group(2)) > int(m.group(1))
+
+
+def _same_cuda_major_as_image(d: Diagnosis, m: Matrices | None) -> bool:
+    """The host driver runs a CUDA of the same major as the driver release an NGC image was
+    built for (580 and 595 both run CUDA 13): the image's libraries then work through CUDA
+    minor-version compatibility, and only PTX newer than the driver fails to load."""
+    floor = next((r.value for r in d.reads if r.fact == "image.driver_floor"), None)
+    image = m.driver_max_cuda(floor) if m is not None and floor else None
+    host = driver_top_cuda(d.snapshot, m)
+    return image is not None and host is not None and image.major == host.major
 
 
 def _release_dropped(d: Diagnosis) -> Evidence | None:
