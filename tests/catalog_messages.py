@@ -32,6 +32,8 @@ MESSAGES = {
     "paddle-no-gpu-detected": "E1210 12:48:08.426810  4204 pybind.cc:1261] Cannot use GPU because there is no GPU "
                               "detected on your machine.",
     "ngc-container-driver-floor": "ERROR: This container was built for NVIDIA Driver Release 535.86 or later, but",
+    "tei-compute-cap-mismatch": "Could not start backend: Runtime compute cap 75 is not compatible with compile "
+                                "time compute cap 80",
     "vllm-no-platform": "RuntimeError: Failed to infer device type, please set the environment variable "
                         "`VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help debug the issue.",
     "vllm-attention-backend-capability": "ValueError: No valid attention backend found for cuda with head_size: 256, "

@@ -262,3 +262,13 @@ def test_xlas_no_kernel_image_with_a_toolkit_newer_than_the_driver_is_the_driver
              "RuntimeError: Unknown: no kernel image is available for execution on the device\n")
     assert _categories(paste, "GD801") == ["driver-too-old-for-runtime"]
     assert _categories(paste.replace("11.6.2", "11.2.2"), "GD801") != ["driver-too-old-for-runtime"]
+
+
+@pytest.mark.parametrize("runtime, compiled, category", [
+    ("75", "80", "arch-not-in-build"),  # the default image on an RTX 2080: the turing- tag serves it
+    ("120", "80", "arch-not-in-build"),
+    ("120", "120", "info"),  # the same capability: candle's own check, not the image
+])
+def test_text_embeddings_inference_names_the_image_built_for_another_capability(runtime, compiled, category):
+    line = f"Could not start backend: Runtime compute cap {runtime} is not compatible with compile time compute cap {compiled}"
+    assert _categories(line + "\n", "GD801") == [category]

@@ -216,12 +216,19 @@ def message_arch_category(entry_id: str, text: str, s: Snapshot) -> str | None:
         return "arch-dropped" if sm is not None and sm.major < 7 else None
     if entry_id == "ollama-arch-not-compiled":
         return ollama_arch_category(text)
+    if entry_id == "tei-compute-cap-mismatch":
+        # text-embeddings-inference publishes one image per compute capability (turing-, 86-, 89-, hopper-):
+        # another capability is an image built for another GPU; the same one is candle's own check.
+        m = _TEI_CAPS.search(text)
+        return "info" if m and m.group(1) == m.group(2) else "arch-not-in-build"
     if entry_id == "ggml-no-device-code":
         m = _GGML_ARCH.search(text)
         ran = compute_capability(f"sm_{m.group(1)}") if m else None
         return "info" if ran is not None and ccs and all(c == ran for c in ccs) else None
     return None
 
+
+_TEI_CAPS = re.compile(r"Runtime compute cap (\d+) is not compatible with compile time compute cap (\d+)", re.I)
 
 # Ollama's "skipping CUDA device — compute capability not in compiled architectures" cc=61 archs=75,80,86
 _OLLAMA_ARCHS = re.compile(r"\bcc=\"?(\d{2,3})\b\"?[^\n]*?\barchs=\"?([\d, ;]+)", re.I)
