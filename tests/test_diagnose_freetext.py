@@ -53,6 +53,7 @@ def test_a_yolo_checks_like_list_line_keeps_the_whole_version():
     # the tag quoted as copied from an app's System Info or a print of torch.__version__
     ('in the "System Info" section it says "2.0.0+cpu Autocast half"', "2.0.0+cpu", None),
     ("it prints `2.1.0+cu121` for the version", "2.1.0+cu121", "12.1"),
+    ("pytorch version is: 1.10.1 and torchvision version is: 0.11.2+cu102", "1.10.1", None),
 ])
 def test_torch_forms(text, version, cuda):
     t = torch_of(snap(text))

@@ -371,6 +371,7 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("cuda-extension-built-without-cuda", "RuntimeError: Not compiled with GPU support"),  # maskrcnn-benchmark
     ("dtype-not-supported-on-device", "ValueError: Type bf16 is not supported on your device."),  # DeepSpeed
     ("dtype-not-supported-on-device", "Your device does not support `torch.bfloat16`. Try edit `torch_dtype`"),
+    ("torchvision-ops-not-loaded", "RuntimeError: Couldn't load custom C++ ops."),  # explanation on its own line
     ("deepspeed-op-needs-newer-gpu", "RuntimeError: Unable to load ragged_device_ops op due to no compute "
                                      "capabilities remaining after filtering"),
     ("cuda-extension-built-without-cuda", "RuntimeError: DDF operation is not compiled with GPU support"),

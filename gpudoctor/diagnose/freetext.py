@@ -27,9 +27,10 @@ from gpudoctor.diagnose.packages import cuda_named_build
 from gpudoctor.diagnose.paste import Paste
 from gpudoctor.diagnose.system import note_os
 
-# Between a name and its version: "torch==2.0", "cuDNN-8.9", "driver: 535", "torch version reveals 2.0.0+cpu".
+# Between a name and its version: "torch==2.0", "cuDNN-8.9", "driver: 535", "torch version reveals 2.0.0+cpu",
+# "pytorch version is: 1.10.1".
 _SEP = (r"[ \t]{0,2}(?:version|ver\.?|v)?[*_`]{0,2}[ \t]{0,2}(?:[:=_-]{1,3}|is|of|was)?"
-        r"(?:[ \t]{1,2}(?:is|was|shows?|says|reveals|reports|returns|prints|gives|installed|used)){0,2}[ \t(*`]{0,3}v?")
+        r"(?:[ \t]{1,2}(?:is|was|shows?|says|reveals|reports|returns|prints|gives|installed|used)){0,2}[ \t(*`:]{0,3}v?")
 _VERSION = r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
 _TORCH = re.compile(r"\b(?:torch|pytorch)(?:[ \t]{0,2}(?:nightly|build))?" + _SEP +
                     r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\.dev\d{1,10}|a0\+\w{1,12}|rc\d)?"
