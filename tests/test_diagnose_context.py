@@ -180,3 +180,14 @@ def test_an_ngc_banner_is_judged_by_the_driver_it_detected(floor, driver, prefix
     d, report = _report(NGC_BANNER.format(floor=floor, driver=driver, prefix=prefix))
     assert outcome in {(f.code, f.category, f.severity) for f in report.findings}
     assert d.snapshot.system.container.value == "docker"
+
+
+@pytest.mark.parametrize("paste, cpu_wheel", [
+    ("GPU is not visible to tensorflow 2.0.0-beta1 even when the notebook is set to use it.\n", True),
+    ("GPU is not visible to tensorflow 1.14.0 on Ubuntu 18.04.\n", True),
+    # the GPU wheel named: the plain wheel is not what runs
+    ("I installed tensorflow-gpu and the GPU is not visible to tensorflow 1.14.0.\n", False),
+    ("GPU is not visible to tensorflow 2.4.0 on Ubuntu 18.04.\n", False),  # from 2.1 `tensorflow` has the GPU
+])
+def test_cuda_unavailable_to_a_tensorflow_whose_plain_wheel_is_cpu_only(paste, cpu_wheel):
+    assert (("GD820", "cpu-only-build", Severity.WARNING) in _outcomes(paste)) is cpu_wheel

@@ -186,6 +186,11 @@ def _tensorflow_from_matrices(f: Facts, m: Matrices) -> None:
     elif os_name in ("linux", "windows") and "tensorflow-cpu" not in f.packages \
             and (rel.gpu_package is None or rel.gpu_package in f.packages):
         f.fw("tensorflow", "build", "cuda", src, DERIVED)
+    elif rel.gpu_package and f.get("tensorflow.gpu_package_named") is None and f.fw_get("tensorflow", "build") is None:
+        # Only a version is known, and the paste never names the GPU wheel: the plain `tensorflow`
+        # of this release is CPU-only (read when the paste says CUDA is unavailable: fallback.py).
+        f.extra_reads.append(Read("tensorflow.plain_wheel_cpu_only", f"{rel.version} (the GPU wheel is "
+                                  f"`{rel.gpu_package}`)", src))
     f.fw("tensorflow", "cuda", rel.cuda, src, DERIVED)
     if rel.arch_list and f.fw_get("tensorflow", "arch_list") is None:
         f.fw("tensorflow", "arch_list", tuple(rel.arch_list), src, DERIVED)

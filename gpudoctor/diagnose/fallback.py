@@ -76,6 +76,16 @@ def cpu_fallback_findings(d: Diagnosis, findings: list[Finding]) -> list[Finding
             evidence=evidence, category="cpu-only-build",
             fix=Fix("Check `torch.version.cuda` (None: a CPU build); install a CUDA build from the PyTorch index "
                     "(`gpudoctor install torch` prints the command for this machine).", ("gpudoctor install torch",)))]
+    plain_tf = next((r for r in d.reads if r.fact == "tensorflow.plain_wheel_cpu_only"), None)
+    if plain_tf is not None:
+        evidence.append(Evidence("tensorflow.plain_wheel_cpu_only", plain_tf.value, plain_tf.source))
+        return [rule.finding(
+            f"CUDA is unavailable to TensorFlow {plain_tf.value.split()[0]}: that release's `tensorflow` wheel is "
+            "CPU-only", evidence=evidence, category="cpu-only-build",
+            fix=Fix("Up to 1.14, and in 2.0, the GPU build is the separate tensorflow-gpu package: install it "
+                    "(pip install tensorflow-gpu==VERSION) in place of tensorflow, or a release from 1.15 (not 2.0) "
+                    "on, whose tensorflow wheel includes GPU support. (source: tensorflow/tensorflow RELEASE.md, "
+                    "1.15.0 and 2.1.0)", ("pip uninstall -y tensorflow", "gpudoctor install tensorflow")))]
     lost = next((sig for sig in said if sig.entry == "gpu-lost-after-install-statement"), None)
     if lost is not None:
         return [rule.finding(

@@ -47,10 +47,13 @@ def _win_version(value: str) -> str:
 
 def parse(p: Paste, f: Facts) -> None:
     _build_info(p, f)
+    low = p.lower
     for m in p.scan(_CUDA_BUILD_LOG, "stream_executor", "common_runtime"):
         f.fw("tensorflow", "build", "cuda", p.where("TensorFlow log: a CUDA build's source file", m.start()))
         break
-    low = p.lower
+    named = low.find("tensorflow-gpu") if "tensorflow-gpu" in low else low.find("tensorflow_gpu")
+    if named >= 0:  # the GPU wheel's name, whatever else the paste says of the version
+        f.put("tensorflow.gpu_package_named", "yes", p.where("package name", named, claim=False), STATED)
     headings = _HEADINGS.finditer(p.text) if "#" in low and ("cuda/cudnn" in low or "tensorflow version" in low) else ()
     template = p.scan(_TEMPLATE, "os platform", "tensorflow", "python version", "cuda/cudnn", "gpu model",
                       "installed using")
