@@ -451,4 +451,7 @@ MESSAGES = {
     "pip-resolver-gpu-conflict": "torch 2.1.1 requires nvidia-cudnn-cu12==8.9.2.26; platform_system == \"Linux\" "
                                  "and platform_machine == \"x86_64\", but you have nvidia-cudnn-cu12 9.5.1.17 which "
                                  "is incompatible.",
+    "library-not-compiled-with-cuda": "RuntimeError: MOPS was not compiled with CUDA support",
+    "easyocr-defaulting-to-cpu": "Neither CUDA nor MPS are available - defaulting to CPU. Note: This module is much "
+                                 "faster with a GPU.",
 }

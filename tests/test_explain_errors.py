@@ -75,6 +75,7 @@ def test_deepspeed_accepted_minor_mismatch_is_not_an_error():
     "ERROR: No matching distribution found for torchx-nightly-internal2",
     "ERROR: No matching distribution found for numbalib",
     "Docker Desktop with the WSL2 backend and an Ubuntu distro",  # Windows: Docker Desktop passes the GPU
+    "torch 2.1.0 was compiled with CUDA 11.8 and cuDNN 8.7",  # a build's CUDA, not its absence
     # a request for a new GPU's capability is about the build's CUDA, not a skipped arch
     "Please add support for sm_120 (RTX 5090)",
     # CTranslate2 converted the saved model's type by itself: a notice, no error
@@ -372,6 +373,10 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
     ("dtype-not-supported-on-device", "ValueError: Type bf16 is not supported on your device."),  # DeepSpeed
     ("dtype-not-supported-on-device", "Your device does not support `torch.bfloat16`. Try edit `torch_dtype`"),
     ("torchvision-ops-not-loaded", "RuntimeError: Couldn't load custom C++ ops."),  # explanation on its own line
+    # the family wording, for a library without an entry of its own
+    ("library-not-compiled-with-cuda", "torchmcubes was not compiled with CUDA support, use CPU version instead."),
+    ("library-not-compiled-with-cuda", "RuntimeError: spconv was not compiled with CUDA support"),
+    ("easyocr-defaulting-to-cpu", "Using CPU. Note: This module is much faster with a GPU."),  # older EasyOCR
     ("deepspeed-op-needs-newer-gpu", "RuntimeError: Unable to load ragged_device_ops op due to no compute "
                                      "capabilities remaining after filtering"),
     ("cuda-extension-built-without-cuda", "RuntimeError: DDF operation is not compiled with GPU support"),
