@@ -34,6 +34,10 @@ MESSAGES = {
     "ngc-container-driver-floor": "ERROR: This container was built for NVIDIA Driver Release 535.86 or later, but",
     "tei-compute-cap-mismatch": "Could not start backend: Runtime compute cap 75 is not compatible with compile "
                                 "time compute cap 80",
+    "physx-cuda-driver-too-old": "CudaContextManager.cpp (635) : warning : CUDA driver version is 11020, expected at "
+                                 "least 11040.",
+    "physx-min-compute-capability": "[Render thread/ERROR]: eDEBUG_WARNING: Minimum GPU compute capability 6.0 is "
+                                    "required",
     "vllm-no-platform": "RuntimeError: Failed to infer device type, please set the environment variable "
                         "`VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help debug the issue.",
     "vllm-attention-backend-capability": "ValueError: No valid attention backend found for cuda with head_size: 256, "

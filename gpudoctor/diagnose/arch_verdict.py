@@ -216,6 +216,8 @@ def message_arch_category(entry_id: str, text: str, s: Snapshot) -> str | None:
         return "arch-dropped" if sm is not None and sm.major < 7 else None
     if entry_id == "ollama-arch-not-compiled":
         return ollama_arch_category(text)
+    if entry_id == "physx-min-compute-capability":
+        return "arch-dropped"  # a floor below which the library serves no GPU, not a build's arch list
     if entry_id == "tei-compute-cap-mismatch":
         # text-embeddings-inference publishes one image per compute capability (turing-, 86-, 89-, hopper-):
         # another capability is an image built for another GPU; the same one is candle's own check.
