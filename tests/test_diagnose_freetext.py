@@ -264,9 +264,15 @@ def test_conda_install_plan_says_which_build():
     "Download and install CUDA 10.0 from this URL: https://developer.nvidia.com/cuda",
     "Should i install cuda 8.0 for resolving this problem?",
     "TensorFlow requires CUDA 11.2",
+    "is there any way to get it working without downgrading to CUDA v10.2?",  # where one would go, not what is
 ])
 def test_a_cuda_asked_for_is_not_a_cuda_installed(text):
     assert not snap(text).cuda_runtimes
+
+
+def test_nvcc_with_its_version_on_the_next_line_is_the_toolkit():
+    s = snap("my system CUDA is newer:\n$ nvcc --version\n>>> 11.0\n")
+    assert [(rt.kind, rt.version) for rt in s.cuda_runtimes] == [("toolkit", "11.0")]
 
 
 def test_a_cuda_installed_is_read():

@@ -26,6 +26,12 @@ def test_python_c_print_of_several_answers():
     assert (t.version.value, t.cuda.value, t.deep.is_available) == ("2.1.0+cu121", "12.1", False)
 
 
+@pytest.mark.parametrize("answer", ["11.8", ">>> 11.8"])  # the reporter may mark the output with >>>
+def test_python_c_print_of_a_cuda_version_is_a_version_not_a_number(answer):
+    t = fw(f'$ python -c "import torch; print(torch.version.cuda)"\n{answer}\n')
+    assert (t.cuda.value, t.build.value) == ("11.8", "cuda")
+
+
 def test_jupyter_and_other_frameworks():
     s = read_paste("In [3]: torch.cuda.get_device_name(0)\nOut[3]: 'NVIDIA GeForce RTX 3090'\n"
                    ">>> tf.__version__\n'2.15.0'\n>>> tf.config.list_physical_devices('GPU')\n[]\n",

@@ -24,6 +24,7 @@ from gpudoctor.diagnose.collect import STATED, Facts, Read
 from gpudoctor.diagnose.gpu_text import CONTEXT_WORDS, GPU_FAMILY, GPU_NUMBER, GPU_NUMBER_AFTER_COLON, GPU_SHORT, GPU_WORDS, \
     NUMBER_FIRST, SERIES, gpu_names, series_cc
 from gpudoctor.diagnose.packages import cuda_named_build
+from gpudoctor.diagnose.container_text import container_clues
 from gpudoctor.diagnose.paste import Paste
 from gpudoctor.diagnose.system import note_os
 
@@ -85,6 +86,8 @@ STATED_CUDA = re.compile(r"\b(?:CUDA|cudatoolkit)(?:[ \t_-]{0,2}(toolkit|runtime
 # A bare major, "installed with cuda11", "CUDA 12 is installed": only the major is known (not 11.0).
 _CUDA_MAJOR = re.compile(r"\bCUDA[ \t_-]?v?(1[0-3]|[7-9])\b(?![.,]\d)", re.I)
 # "nvcc --version is 12.3", "nvcc 11.8": what a person read off nvcc is the toolkit.
+_NVCC_THEN_VERSION = re.compile(r"^[^\n]{0,20}\bnvcc[ \t]+(?:-V|--version)[ \t`]*\n[ \t]*(?:>>>|>)?[ \t]*"
+                                r"(\d{1,2}\.\d)(?:\.\d{1,3})?[ \t]*$", re.M)
 _NVCC = re.compile(r"\bnvcc(?:[ \t]{1,2}(?:-V|--version))?" + _SEP + r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?!\.?\d)", re.I)
 _CUDNN = re.compile(r"\bcuDNN" + _SEP + r"(\d{1,2}(?:\.\d{1,2}(?:\.\d{1,3}){0,2})?)\b(?!\.?\d)(?!-(?:windows|linux))", re.I)
 # NVIDIA's archive names: "cudnn-11.4-windows-x64-v8.2.2.26" (the CUDA, then the cuDNN after "v"),
@@ -122,7 +125,9 @@ _WINDOWS_BUILD = re.compile(r"\b(?:windows|win(?:dows)?[ \t]?1[01]|version|build
 # failing line with it too).
 ASKED = re.compile(r"(?:download and|please|you (?:must|should|need to)|requires? (?:you to )?|need to|"
                     r"should (?:i|we)|(?:do|must) (?:i|we) (?:need to |have to )?|have to) install\s{1,3}$|"
-                    r"\brequires?\s{1,3}$", re.I)
+                    r"\brequires?\s{1,3}$|"
+                    # a version one would move to, not the one installed: "without downgrading to CUDA 10.2"
+                    r"\b(?:downgrad|upgrad)(?:e|ing)\s{1,3}(?:\w+\s{1,3})?to\s{1,3}$|\bswitch(?:ing)?\s{1,3}to\s{1,3}$", re.I)
 # A template's field left empty: "WSL version (if applicable):" says nothing about WSL.
 _EMPTY_FIELD = re.compile(r"(?:[ \t]*(?:version[ \t]*)?\(if applicable\)|[ \t]*version)[ \t]*:[ \t]*"
                           r"(?:n/?a|no|none|not applicable|-+)?[ \t]*(?:\n|$)|"
@@ -131,56 +136,6 @@ _EMPTY_FIELD = re.compile(r"(?:[ \t]*(?:version[ \t]*)?\(if applicable\)|[ \t]*v
 _NEGATED = re.compile(r"\b(?:not|without|no|non)[ \t-](?:(?:using|use|on|in|via|running(?:[ \t](?:on|in))?)[ \t])?"
                       r"(?:the[ \t]|a[ \t])?$", re.I)
 _CC = re.compile(r"compute capability[ \t:=]{0,3}(?:of[ \t])?(\d{1,2}\.\d)\b", re.I)
-# A container: the command that started it, a Dockerfile or compose file's image, a shell prompt inside one.
-_CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\b|\bdocker-compose\b|"
-                        r"^\s*(?:FROM|image:)[ \t]+\S*(?:nvidia/cuda|pytorch/pytorch|tensorflow/tensorflow|nvcr\.io)\S*|"
-                        # any other GPU image a Dockerfile starts from: "FROM jrottenberg/ffmpeg:4.2-nvidia"
-                        r"^[ \t]*(?-i:FROM)[ \t]+(?=[\w./:-]*(?i:nvidia|cuda|gpu))[\w.-]+(?:/[\w.-]+)*(?::[\w.-]+)?[ \t]*$|"
-                        r"^root@[0-9a-f]{12}:|/\.dockerenv\b|\b(?:inside|in) (?:a |the |my |our |this )?(?:docker|container)\b|"
-                        # the NVIDIA Container Toolkit's own variables: only a container reads them
-                        r"\bNVIDIA_(?:VISIBLE_DEVICES|DRIVER_CAPABILITIES)\b|"
-                        # "docker容器", "docker 镜像", "dockerコンテナ", "容器内" (inside the container)
-                        r"docker[ \t]*(?:容器|镜像|鏡像|コンテナ|컨테이너)|容器(?:内|中|里|裡)|"
-                        # docker-compose v1's and v2's progress lines: "Creating app_web_run ... done",
-                        # " ✔ Container app-web-1  Started"
-                        r"^(?:Creating|Starting|Recreating)[ \t]+[\w.-]{1,80}[ \t]+\.\.\.[ \t]+done\b|"
-                        r"^[ \t]*(?:✔|✓)?[ \t]*Container[ \t]+[\w.-]{1,80}[ \t]{1,10}(?:Created|Started|Recreated|Running)\b|"
-                        r"\b(?:pulled|pull|running|run|using|use|started|start|"
-                        r"(?:installed|install(?:ation)?|deployed|deploy)[ \t]+(?:with|via|from|using|in))[ \t]+"
-                        r"(?:the[ \t]+|an?[ \t]+|our[ \t]+|your[ \t]+)?(?:official[ \t]+)?docker[ \t]+(?:image|container)s?\b",
-                        re.I | re.M)
-# A `docker run` that asks for no GPU: no --gpus, no nvidia runtime, no device passed in.
-_DOCKER_RUN = re.compile(r"\b(?:docker|podman)[ \t]+run\b[^\n]{0,400}", re.I)
-_GPU_FLAGS = re.compile(r"--gpus|--runtime[ =]nvidia|--device|--privileged|nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES|"
-                        r"--nv\b|deploy:|capabilities", re.I)
-_K8S = re.compile(r"\bkubectl\b|\bnvidia\.com/gpu\b|\bkind:[ \t]*(?:Pod|Deployment|DaemonSet|Job)\b|"
-                  r"\b(?:on|in|with|to) (?:a |my |our |the )?(?:\w{1,12}-[\w-]{1,12} |managed |local |private |GPU |home )?"
-                  r"(?:kubernetes|k8s|GKE|EKS|AKS)\b|"
-                  r"\b(?:kubernetes|k3s|k0s|microk8s|openshift)[ \t]+v?\d+\.\d+|\b(?:in|inside) (?:a|the|my) pod\b",
-                  re.I)
-# Its start command, or the reporter saying they use one ("using a singularity container").
-_SINGULARITY = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell|containers?|images?)\b", re.I)
-# A Singularity/Apptainer start that asks for no GPU: without --nv (or --nvccli) the
-# container gets neither /dev/nvidia* nor the driver's libraries.
-_SINGULARITY_RUN = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\b[^\n]{0,400}", re.I)
-# A batch job: what it sees is what the scheduler granted it.
-_SLURM = re.compile(r"^#SBATCH\b|\b(?:srun|sbatch|salloc)[ \t]+-|\bSLURM_(?:JOB_ID|JOBID|NODELIST|STEP_GPUS)\b", re.M)
-# A SageMaker job or endpoint (the SDK's instance_type="ml.p3.2xlarge"): SageMaker runs every training
-# job and endpoint as a Docker container of the image given to it (docs.aws.amazon.com/sagemaker/latest/dg/
-# your-algorithms-inference-code.html), so what it sees of a GPU is what the instance passes in.
-_SAGEMAKER = re.compile(r"\binstance_type[ \t]*=[ \t]*['\"]ml\.[a-z0-9]{1,6}\.\w{1,12}['\"]", re.I)
-# (pattern, kind, needles: every match contains one of them, in lower case), first match wins.
-_CONTAINER_CLUES = (
-    (_K8S, "kubernetes", ("kubectl", "nvidia.com/gpu", "kind:", "kubernetes", "k8s", "gke", "eks", "aks", "k3s",
-                          "k0s", "microk8s", "openshift", " pod")),
-    (_CONTAINER, "docker", ("docker", "podman", "nerdctl", "root@", "container", "nvidia/cuda", "pytorch/pytorch",
-                            "tensorflow/tensorflow", "nvcr.io", "... done", "from ", "nvidia_visible",
-                            "nvidia_driver_cap", "容器")),
-    (_SINGULARITY, "singularity", ("singularity", "apptainer")),
-    (_SAGEMAKER, "docker", ("instance_type",)),
-    (_SLURM, "slurm", ("#sbatch", "srun", "sbatch", "salloc", "slurm_")),
-)
-
 def parse(p: Paste, f: Facts) -> None:
     def found(rx: re.Pattern, *needles: str):
         """Matches on lines no tool parser has read, with their source label."""
@@ -210,6 +165,10 @@ def parse(p: Paste, f: Facts) -> None:
     for m, src in found(_NVCC, "nvcc"):
         f.runtime(STATED, version=m.group(1), path="(nvcc, as stated in the paste)", kind="toolkit", source=src,
                   nvcc=m.group(1))
+    if "nvcc" in p.lower:  # "$ nvcc --version" with the version alone on the next line (">>> 11.0")
+        for m in _NVCC_THEN_VERSION.finditer(p.text):
+            f.runtime(STATED, version=m.group(1), path="(nvcc, as stated in the paste)", kind="toolkit",
+                      source=p.where("free text", m.start(1), claim=False), nvcc=m.group(1))
     for m, src in found(_CUDNN_ARCHIVE, "cudnn"):
         f.library("cudnn", STATED, version=m.group(1) or m.group(2), path="(stated in the paste)", kind="stated",
                   source=src)
@@ -320,21 +279,7 @@ def _system(p: Paste, f: Facts, found) -> None:
     banner = search(_PY_BANNER, ("] on ", "] :: "))
     if banner and not wsl:
         f.put("system.os", _BANNER_OS[banner.group(1)], p.where("Python banner", banner.start(), claim=False), STATED)
-    for rx, kind, needles in _CONTAINER_CLUES:
-        m = search(rx, needles)
-        if m:
-            f.put("system.container", kind, p.where("container clue", m.start(), claim=False), STATED)
-            break
-    runs = [m for m in _DOCKER_RUN.finditer(p.text) if "nvidia-docker" not in m.group(0).lower()] \
-        if "docker" in p.lower or "podman" in p.lower else []
-    if runs and not any(_GPU_FLAGS.search(m.group(0)) for m in runs) and not _GPU_FLAGS.search(p.text) \
-            and "nvidia-docker" not in p.lower:
-        # The container was started without asking for a GPU, so no /dev/nvidia* was passed in.
-        f.put("system.gpu_device_nodes", (), p.where("docker run without --gpus", runs[0].start(), claim=False), STATED)
-    starts = list(_SINGULARITY_RUN.finditer(p.text)) if "singularity" in p.lower or "apptainer" in p.lower else []
-    if starts and not _GPU_FLAGS.search(p.text) and "SINGULARITY_NV" not in p.text and "APPTAINER_NV" not in p.text:
-        f.put("system.gpu_device_nodes", (), p.where("singularity without --nv", starts[0].start(), claim=False), STATED)
-
+    container_clues(p, f, search)
 
 # The reporter says the machine has no GPU at all ("we don't have GPU", "a CPU-only cluster"): the
 # messages a GPU build prints there are expected, not a fault. Not about a container ("inside docker").

@@ -94,10 +94,14 @@ def parse(p: Paste, f: Facts) -> None:
     for m, exprs in prompts:
         if not exprs:
             continue
-        answer_no = _answer_line(lines, p.line_no(m.start(1)))
+        prompt_no = p.line_no(m.start(1))
+        answer_no = _answer_line(lines, prompt_no)
+        quoted = _quoted_answer(lines, prompt_no) if answer_no is None and " -c" in m.group(0) else None
+        if quoted is not None:
+            answer_no = prompt_no + 1
         if answer_no is None:
             continue
-        out = _OUT.match(lines[answer_no - 1])
+        out = _OUT.match(quoted if quoted is not None else lines[answer_no - 1])
         if out is None:
             continue
         values = [out.group(1)] if len(exprs) == 1 else out.group(1).split()
@@ -147,7 +151,22 @@ def _answer_line(lines: list[str], prompt_no: int) -> int | None:
     return None
 
 
+# `python -c "..."` whose output the reporter marked with ">>>" on the next line: ">>> 10.2".
+_MARKED_ANSWER = re.compile(r"^[ \t]*>>>[ \t]*((?:True|False|None|\d+(?:\.\d+){0,3}(?:\+\w+)?|'[\w.+]+')[ \t]*)$")
+
+
+def _quoted_answer(lines: list[str], prompt_no: int) -> str | None:
+    """After a shell's `python -c`, a '>>>' line holding only a literal is its output as the
+    reporter marked it, not a new prompt."""
+    if prompt_no < len(lines):
+        m = _MARKED_ANSWER.match(lines[prompt_no])
+        return m.group(1) if m else None
+    return None
+
+
 def _literal(raw: str):
+    if re.fullmatch(r"\d+\.\d+(?:\.\d+)*(?:\+\w+)?", raw.strip()):
+        return raw.strip()  # print(torch.version.cuda) writes 10.2 unquoted: a version, not a float
     try:
         return ast.literal_eval(raw)
     except (ValueError, SyntaxError):
