@@ -27,6 +27,7 @@ MESSAGES = {
     "cudnn-dll-crash-windows": "Faulting module name: cudnn_cnn_infer64_8.dll, version: 6.14.11.11080",
     "gpu-support-dropped-statement": "Reintroduce support for Compute Capability 5.0",
     "gpu-support-missing-statement": "Add support for GPUs with cuda compute capability 5.0",
+    "driver-not-loading-statement": "Fedora 31 - nvidia driver not loading - kernel 5.3.12",
     "ptx-jit-hang": "index_cpu_to_gpu() hangs, spinning a CPU at 100% seemingly forever, mostly in "
                     "`libnvidia-ptxjitcompiler.so.510.54`.",
     "paddle-no-gpu-detected": "E1210 12:48:08.426810  4204 pybind.cc:1261] Cannot use GPU because there is no GPU "
@@ -147,6 +148,8 @@ MESSAGES = {
     "cuda-unknown-error": "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly "
                           "set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start.",
     "nvml-unknown-error-container": "Failed to initialize NVML: Unknown Error",
+    "container-cli-driver-not-loaded": "stderr: nvidia-container-cli: initialization error: nvml error: driver not "
+                                       "loaded: unknown",
     "container-no-gpu-runtime": 'docker: Error response from daemon: could not select device driver "" with '
                                 'capabilities: [[gpu]].',
     "slurm-invalid-gres": "srun: error: Unable to create step for job 53054263: Invalid generic resource (gres) specification",
