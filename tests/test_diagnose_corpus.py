@@ -27,7 +27,8 @@ KNOWN_MISSES = tomllib.loads((CORPUS / "KNOWN_MISSES.toml").read_text(encoding="
 SPLITS = ("development", "development-blind", "held-out", "held-out-a", "held-out-b", "held-out-c", "held-out-d",
           "held-out-e", "held-out-f", "held-out-g", "held-out-h", "held-out-i", "development-blind-2", "held-out-j",
           "held-out-k", "held-out-l", "held-out-m", "held-out-n", "held-out-o", "held-out-p", "held-out-q", "held-out-r",
-          "held-out-s", "held-out-t", "held-out-u", "held-out-v")
+          "held-out-s", "held-out-t", "held-out-u", "held-out-v",
+          "held-out-w")
 
 
 def report_for(name):
