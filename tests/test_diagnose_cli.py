@@ -37,6 +37,16 @@ def test_text_output_lists_what_was_read_from_where():
     assert "GD809" in out
 
 
+def test_a_paste_read_from_prose_alone_says_free_text(tmp_path):
+    paste = tmp_path / "prose.txt"
+    paste.write_text("I use tensorflow 2.0.0 on my RTX 2080\n")
+    out = " ".join(invoke("diagnose", str(paste)).stdout.split())  # the terminal may wrap a long path
+    assert "prose.txt: free text" in out and "nothing gpudoctor recognises" not in out
+    assert "tensorflow wheel CPU-only in 2.0" in out  # an internal fact shown under a readable label
+    md = invoke("diagnose", "--format", "markdown", str(paste)).stdout
+    assert "Formats: free text" in md
+
+
 def test_markdown_output():
     out = invoke("diagnose", "--format", "markdown", str(CORPUS / "tf-60913-cudnn-910-930.txt")).stdout
     assert "### Read from" in out and "GD806" in out and "| Fact | Value | Read from |" in out

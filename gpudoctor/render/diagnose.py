@@ -16,7 +16,15 @@ _LABELS = {
     "system.glibc": "glibc", "system.python": "Python", "system.wsl": "WSL", "driver.version": "driver",
     "driver.cuda_api": "driver CUDA", "driver.nvml": "NVML", "driver.kernel_module": "kernel module",
     "cuda_runtimes": "CUDA", "cudnn": "cuDNN", "nccl": "NCCL",
+    "image.driver_floor": "image built for driver", "image.driver_detected": "driver the image detected",
+    "tensorflow.gpu_package_named": "GPU wheel tensorflow-gpu named",
+    "tensorflow.plain_wheel_cpu_only": "tensorflow wheel CPU-only in",
 }
+
+
+def _formats(read: dict, none: str) -> str:
+    """The formats read; a paste whose facts came from prose alone was read as free text."""
+    return ", ".join(read["formats"]) or ("free text" if read["facts"] or read["errors"] else none)
 
 
 def label(fact: str) -> str:
@@ -30,7 +38,7 @@ def label(fact: str) -> str:
 
 def render_text(read: dict, console: Console, name: str) -> None:
     """The 'read' section (gpudoctor.diagnose.findings.read_data) as text."""
-    formats = ", ".join(read["formats"]) or "nothing gpudoctor recognises"
+    formats = _formats(read, "nothing gpudoctor recognises")
     console.print(f"[bold]Read from {escape(name)}[/]: {escape(formats)}")
     for r in read["facts"]:
         _item(console, f"{escape(label(r['fact']))} {escape(r['value'])} [dim]← {escape(r['source'])}[/]")
@@ -48,7 +56,7 @@ def _item(console: Console, markup: str) -> None:
 
 
 def render_markdown(read: dict, name: str) -> str:
-    lines = [f"### Read from {name}", "", f"Formats: {', '.join(read['formats']) or 'none recognised'}", ""]
+    lines = [f"### Read from {name}", "", f"Formats: {_formats(read, 'none recognised')}", ""]
     if read["facts"]:
         lines += ["| Fact | Value | Read from |", "|---|---|---|"]
         lines += [f"| {label(r['fact'])} | `{_cell(r['value'])}` | {_cell(r['source'])} |" for r in read["facts"]]
