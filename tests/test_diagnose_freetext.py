@@ -221,6 +221,15 @@ def test_driver_in_other_languages(text, driver):
     assert snap(text).driver.version.value == driver
 
 
+def test_versions_glued_to_chinese_or_japanese_text():
+    # no Unicode word boundary between 和 and cudnn: the names are matched on ASCII boundaries
+    s = snap("按照说明装的是cudn10.1和cudnn-7.6.5，我安装了cuda11.8和torch2.1.0\n使用tf2.4版本\nPython3.10を使っています\n")
+    assert [lib.version for lib in s.cudnn] == ["7.6.5"]
+    assert [rt.version for rt in s.cuda_runtimes] == ["11.8"]
+    assert {fw.name: fw.version.value for fw in s.frameworks} == {"torch": "2.1.0", "tensorflow": "2.4"}
+    assert s.system.python.value == "3.10"
+
+
 @pytest.mark.parametrize("text", ["我的显卡是 3090", "我的显卡是3090", "显卡：RTX3060", "我的显卡是RTX3060"])
 def test_gpu_in_chinese_prose(text):
     assert [g.compute_capability for g in snap(text).gpus] == ["8.6"]

@@ -95,6 +95,13 @@ _CUDNN = re.compile(r"\bcuDNN" + _SEP + r"(\d{1,2}(?:\.\d{1,2}(?:\.\d{1,3}){0,2}
 _CUDNN_ARCHIVE = re.compile(r"\bcudnn[ -]\d{1,2}\.\d-(?:windows|linux)[\w-]*?-v(\d\.\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)|"
                             r"\bcudnn-(?:windows|linux)-[\w]+?-(\d\.\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)_cuda\d", re.I)
 _PYTHON = re.compile(r"\b(?:Python|py)" + _SEP + r"(3\.\d{1,2}(?:\.\d{1,2})?)\b", re.I)
+# \b and \w in the patterns above are ASCII's: a name glued to Chinese or Japanese text ("安装了cuda11.8",
+# "和cudnn-7.6.5", "tf2.4版本") has no Unicode word boundary, the characters on both sides being letters.
+(_TORCH, _TORCH_WITH_CUDA, _TF, _JAX, _CUPY, _GPU_LIBRARY, _BUILT_AT_INSTALL, _CUDA_NAMED_SAID, _ORT, STATED_CUDA,
+ _CUDA_MAJOR, _NVCC, _CUDNN, _CUDNN_ARCHIVE, _PYTHON) = (
+    re.compile(rx.pattern, (rx.flags & ~re.UNICODE) | re.ASCII)
+    for rx in (_TORCH, _TORCH_WITH_CUDA, _TF, _JAX, _CUPY, _GPU_LIBRARY, _BUILT_AT_INSTALL, _CUDA_NAMED_SAID, _ORT,
+               STATED_CUDA, _CUDA_MAJOR, _NVCC, _CUDNN, _CUDNN_ARCHIVE, _PYTHON))
 _PY_PATH = re.compile(r"python(3\.\d{1,2})[/\\](?:site|dist)-packages", re.I)
 _OS = re.compile(r"\b(Windows[ \t]?(?:10|11|Server[ \t]\d{4})|Ubuntu[ \t]?\d{2}\.\d{2}(?:\.\d{1,2})?(?:[ \t]LTS)?|"
                  r"Debian[ \t]\d{1,2}|CentOS(?:[ \t]Linux)?[ \t]?\d(?:\.\d{1,2})?|Rocky[ \t]Linux[ \t]\d(?:\.\d{1,2})?|"
