@@ -221,6 +221,30 @@ def test_driver_in_other_languages(text, driver):
     assert snap(text).driver.version.value == driver
 
 
+@pytest.mark.parametrize("text, fact, value", [
+    ("CUDA版本：11.8", "cuda", "11.8"), ("cudnn版本: 8.9", "cudnn", "8.9"), ("pytorch的版本是1.13.1", "torch", "1.13.1"),
+    ("torch版本为1.12.0", "torch", "1.12.0"), ("Pythonバージョン：3.10", "python", "3.10"),
+    ("python版本为 3.9.21", "python", "3.9.21"),
+])
+def test_version_words_in_chinese_and_japanese(text, fact, value):
+    s = snap(text + "\n")
+    got = {"cuda": [rt.version for rt in s.cuda_runtimes or ()], "cudnn": [lib.version for lib in s.cudnn or ()],
+           "torch": [fw.version.value for fw in s.frameworks or () if fw.name == "torch"],
+           "python": [s.system.python.value]}[fact]
+    assert got == [value]
+
+
+@pytest.mark.parametrize("text, driver_cuda, installed", [
+    ("我电脑是win11，自带的cuda是11.6，我安装了cuda10.2", "11.6", ["10.2"]),  # the one it came with
+    ("the driver's CUDA 12.2 and I installed CUDA 11.8", "12.2", ["11.8"]),
+    ("nvidia-smi shows CUDA 12.4", "12.4", []),
+])
+def test_the_drivers_cuda_said_in_words_is_not_an_installed_one(text, driver_cuda, installed):
+    s = snap(text + "\n")
+    assert s.driver.cuda_api.value == driver_cuda
+    assert [rt.version for rt in s.cuda_runtimes or ()] == installed
+
+
 def test_versions_glued_to_chinese_or_japanese_text():
     # no Unicode word boundary between 和 and cudnn: the names are matched on ASCII boundaries
     s = snap("按照说明装的是cudn10.1和cudnn-7.6.5，我安装了cuda11.8和torch2.1.0\n使用tf2.4版本\nPython3.10を使っています\n")

@@ -29,9 +29,11 @@ from gpudoctor.diagnose.paste import Paste
 from gpudoctor.diagnose.system import note_os
 
 # Between a name and its version: "torch==2.0", "cuDNN-8.9", "driver: 535", "torch version reveals 2.0.0+cpu",
-# "pytorch version is: 1.10.1".
-_SEP = (r"[ \t]{0,2}(?:version|ver\.?|v)?[*_`]{0,2}[ \t]{0,2}(?:[:=_-]{1,3}|is|of|was)?"
-        r"(?:[ \t]{1,2}(?:is|was|shows?|says|reveals|reports|returns|prints|gives|installed|used)){0,2}[ \t(*`:]{0,3}v?")
+# "pytorch version is: 1.10.1", and the same in Chinese, Japanese and Korean ("CUDA版本：11.8", "torch版本是2.0.1",
+# "Pythonバージョン：3.10").
+_SEP = (r"[ \t]{0,2}(?:version|ver\.?|v|的?(?:版本号?|バージョン|버전))?[*_`]{0,2}[ \t]{0,2}"
+        r"(?:[:=_\-：]{1,3}|is|of|was|是|为|為|は|는|은)?"
+        r"(?:[ \t]{1,2}(?:is|was|shows?|says|reveals|reports|returns|prints|gives|installed|used)){0,2}[ \t(*`:：]{0,3}v?")
 _VERSION = r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)"
 _TORCH = re.compile(r"\b(?:torch|pytorch)(?:[ \t]{0,2}(?:nightly|build))?" + _SEP +
                     r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\.dev\d{1,10}|a0\+\w{1,12}|rc\d)?"
@@ -135,6 +137,9 @@ ASKED = re.compile(r"(?:download and|please|you (?:must|should|need to)|requires
                     r"\brequires?\s{1,3}$|"
                     # a version one would move to, not the one installed: "without downgrading to CUDA 10.2"
                     r"\b(?:downgrad|upgrad)(?:e|ing)\s{1,3}(?:\w+\s{1,3})?to\s{1,3}$|\bswitch(?:ing)?\s{1,3}to\s{1,3}$", re.I)
+# Words before a CUDA that make it the driver's: "自带的cuda是11.6" (the one that came with it), "驱动的CUDA",
+# "the driver's CUDA 12.2", "nvidia-smi shows CUDA 12.4".
+_DRIVERS_CUDA = re.compile(r"(?:自带的?|驱动的?|driver'?s|nvidia-smi(?: shows| says)?)[ \t]*$", re.I)
 # A template's field left empty: "WSL version (if applicable):" says nothing about WSL.
 _EMPTY_FIELD = re.compile(r"(?:[ \t]*(?:version[ \t]*)?\(if applicable\)|[ \t]*version)[ \t]*:[ \t]*"
                           r"(?:n/?a|no|none|not applicable|-+)?[ \t]*(?:\n|$)|"
@@ -162,6 +167,9 @@ def parse(p: Paste, f: Facts) -> None:
         before = p.text[max(0, m.start() - 12):m.start()].lower()
         if ASKED.search(p.text, max(0, m.start() - 40), m.start()):
             continue  # what a message asks for ("Download and install CUDA 10.0"), not what is there
+        if _DRIVERS_CUDA.search(p.text, max(0, m.start() - 20), m.start()):
+            f.put("driver.cuda_api", m.group(2), src, STATED)  # "自带的cuda是11.6", "driver's CUDA 12.2"
+            continue
         toolkit = ((m.group(1) or "").lower() == "toolkit" or m.group(0).lower().startswith("cudatoolkit")
                    or bool(re.search(r"install(?:ed|ing)?\s{1,3}$", before)))
         f.runtime(STATED, version=m.group(2), path="(stated in the paste)", kind="toolkit" if toolkit else "stated",
