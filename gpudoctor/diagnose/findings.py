@@ -39,6 +39,11 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
     by_key: dict[tuple[str, str], Finding] = {}
     seen = {sig.entry for sig in d.signals}
     judged: dict[tuple[str, str | None], str | None] = {}
+    # What the rest of the paste says, looked up once per paste, not once per message line.
+    dropped_said = _release_dropped(d)
+    majors = tuple(r.value for r in d.reads if r.fact == "cuda.stated_major")
+    absent = any(r.fact == "cuda.absent_said" for r in d.reads)  # "CUDA toolkit is not installed"
+    toolkit_shown = any(rt.kind != "driver" for rt in d.snapshot.cuda_runtimes or ())
     for sig in d.signals:
         entry = entries.get(sig.entry)
         if entry is None:
@@ -75,11 +80,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
         if entry.code == "GD801" and xla_ptx_newer_than_driver(d.snapshot, m):
             category = "driver-too-old-for-runtime"
         if entry.code in LIBRARY_NOT_LOADED_CODES:
-            majors = tuple(r.value for r in d.reads if r.fact == "cuda.stated_major")
-            absent = any(r.fact == "cuda.absent_said" for r in d.reads)  # "CUDA toolkit is not installed"
             category = library_not_loaded_category(sig.text, entry.frameworks, d.snapshot, majors) or \
-                ("cudnn-missing" if absent and not any(rt.kind != "driver" for rt in d.snapshot.cuda_runtimes or ())
-                 else category)
+                ("cudnn-missing" if absent and not toolkit_shown else category)
         if other_cudnn_major_shown(sig.text, sig.source, d.snapshot):
             category = "cudnn-version-mismatch"
         torch_first = next((r for r in d.reads if r.fact == "torch.imported"), None) \
@@ -108,7 +110,7 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             category = "library-conflict"
             extra = [Evidence("torch.imported", torch_first.value, torch_first.source)]
             fix = TORCH_CUDNN_FIRST_FIX
-        dropped = _release_dropped(d) if entry.code == "GD801" and category == "arch-dropped" else None
+        dropped = dropped_said if entry.code == "GD801" and category == "arch-dropped" else None
         if dropped is not None:
             extra = [*extra, dropped]
         shadow = cudnn_loaded_from_library_path(d.snapshot) if entry.code == "GD806" else None
