@@ -153,7 +153,8 @@ MESSAGES = {
                                        "loaded: unknown",
     "container-no-gpu-runtime": 'docker: Error response from daemon: could not select device driver "" with '
                                 'capabilities: [[gpu]].',
-    "slurm-invalid-gres": "srun: error: Unable to create step for job 53054263: Invalid generic resource (gres) specification",
+    "slurm-invalid-gres": "srun: error: Unable to create step for job 53054263: Invalid generic resource (gres) "
+                          "specification",
     "no-cuda-device": "RuntimeError: No CUDA GPUs are available",
     "invalid-device-ordinal": "RuntimeError: CUDA error: invalid device ordinal",
     "devices-busy": "CUDA error: all CUDA-capable devices are busy or unavailable",
@@ -220,7 +221,8 @@ MESSAGES = {
                           "compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0",
     "invalid-device-function": "RuntimeError: CUDA error: invalid device function",
     "cudnn-arch-mismatch": "RuntimeError: cuDNN error: CUDNN_STATUS_ARCH_MISMATCH",
-    "nvrtc-arch-unknown": "cupy.cuda.compiler.CompileException: nvrtc: error: invalid value for --gpu-architecture (-arch)",
+    "nvrtc-arch-unknown": "cupy.cuda.compiler.CompileException: nvrtc: error: invalid value for --gpu-architecture "
+                          "(-arch)",
     "ptxas-unknown-arch": "ptxas fatal   : Value 'sm_120' is not defined for option 'gpu-name'",
     "container-cuda-requirement": "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please "
                                   "update your driver to a newer version, or use an earlier cuda container: unknown.",
@@ -385,7 +387,8 @@ MESSAGES = {
     "cupy-oom": "cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 805,306,368 bytes (allocated so far: "
                 "536,870,912 bytes).",
     "nccl-cuda-oom": "node1:1234:1290 [0] include/alloc.h:103 NCCL WARN Cuda failure 2 'out of memory'",
-    "cublas-handle-failed": "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`",
+    "cublas-handle-failed": "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling "
+                            "`cublasCreate(handle)`",
     "unspecified-launch-failure": "RuntimeError: CUDA error: unspecified launch failure",
     "illegal-instruction": "RuntimeError: CUDA error: an illegal instruction was encountered",
     "launch-out-of-resources": "RuntimeError: CUDA error: too many resources requested for launch",
@@ -462,4 +465,83 @@ MESSAGES = {
     "library-not-compiled-with-cuda": "RuntimeError: MOPS was not compiled with CUDA support",
     "easyocr-defaulting-to-cpu": "Neither CUDA nor MPS are available - defaulting to CPU. Note: This module is much "
                                  "faster with a GPU.",
+    # read from the libraries' own source (LLM stacks, data science, 3D and training libraries)
+    "bnb-nearest-cuda-binary": "No prebuilt binary for CUDA 12.9, loading CUDA 12.8 instead. Set BNB_CUDA_VERSION to "
+                               "override.",
+    "bnb-slow-int8-below-turing": "WARNING: Compute capability < 7.5 detected! Only slow 8-bit matmul is supported "
+                                  "for your GPU!",
+    "flash-attn3-fp8-needs-hopper": "RuntimeError: FlashAttention on Ampere/Ada cards only supports fp16 and bf16 "
+                                    "data type",
+    "flash-attn-cute-capability": "ValueError: Unsupported compute capability: 75. Supported: 8.x, 9.x, 10.x, 11.x, "
+                                  "12.x",
+    "flash-attn-nvcc-too-old": "RuntimeError: FlashAttention is only supported on CUDA 11.7 and above.  Note: make "
+                               "sure nvcc has a supported version by running nvcc -V.",
+    "mamba-cuda-kernels-missing": "RuntimeError: selective_scan_cuda is not installed. To use Mamba-1, reinstall with:",
+    "tgi-flash-models-capability": "WARN text_generation_launcher: Could not import Flash Attention enabled models: "
+                                   "GPU with CUDA capability 7 0 is not supported",
+    "tgi-sharded-needs-flash": "NotImplementedError: Sharded Llama requires Flash Attention enabled models.",
+    "marlin-needs-ampere": "NotImplementedError: Using quantized Marlin models requires a GPU with CUDA capability "
+                           "8.0 or later.",
+    "tgi-quantize-on-cpu": "ValueError: quantization is not available on CPU",
+    "exllamav2-flash-attn-unsupported-gpu": " ## Warning: Flash Attention is installed but unsupported GPUs were "
+                                            "detected.",
+    "unsloth-no-accelerator": "NotImplementedError: Unsloth cannot find any torch accelerator? You need a GPU.",
+    "unsloth-cuda-not-linked": "Unsloth: CUDA is not linked properly.",
+    "unsloth-vllm-other-cuda-major": "Unsloth: vLLM was built for CUDA 12 but this system has CUDA 13.0. Please "
+                                     "reinstall vLLM with the correct CUDA version:",
+    "bf16-downgraded-to-fp16": "Device does not support bfloat16. Will change to float16.",
+    "accelerate-rtx40-p2p-driver": "NotImplementedError: Using RTX 4000 series doesn't support faster communication "
+                                   "broadband via P2P or IB. Please set `NCCL_P2P_DISABLE=\"1\"`",
+    "quantization-needs-gpu": "RuntimeError: No GPU found. A GPU is needed for quantization.",
+    "autogptq-cuda-extension-missing": "CUDA extension not installed.",
+    "autoawq-kernels-missing": "ModuleNotFoundError: External AWQ kernels are not properly installed.No module named "
+                               "'awq_ext'",
+    "mlc-device-not-found": "ValueError: Device is not found on your local environment: cuda",
+    "mlc-flashinfer-below-sm80": "flashinfer is not supported on CUDA arch < 80",
+    "deepspeed-blocked-attention-capability": "RuntimeError: Blocked attention requires CUDA compute capability >= 8.0",
+    "deepspeed-no-accelerator": "SystemError: Accelerator is not detected, cannot perform low precision training "
+                                "(e.g., fp16, bf16).",
+    "xgboost-no-visible-gpu": "[10:22:33] WARNING: /workspace/src/context.cc:55: No visible GPU is found, setting "
+                              "device to CPU.",
+    "xgboost-cpu-build-device-changed": "[10:22:33] WARNING: /workspace/src/context.cc:218: Device is changed from "
+                                        "GPU to CPU as we couldn't find any available GPU on the system.",
+    "nccl-library-missing": "Failed to load NCCL from path: `libnccl.so.2`. Error:",
+    "xgboost-nccl-too-old": "NCCL version too old: (2.21.5). Install NCCL >= 2.23.4 .",
+    "rmm-async-unsupported": "RMM failure at: /rmm/cpp/src/mr/detail/cuda_async_memory_resource_impl.cpp:33: "
+                             "cudaMallocAsync not supported with this CUDA driver/runtime version",
+    "faiss-bf16-below-ampere": "Error in void faiss::gpu::bfKnn(faiss::gpu::GpuResourcesProvider*, const "
+                               "faiss::gpu::GpuDistanceParams&) at /project/faiss/faiss/gpu/GpuDistance.cu:412: not "
+                               "compiled with bfloat16 support",
+    "faiss-gpu-cuda-wheels-missing": "RuntimeError: faiss-gpu installed but nvidia-cuda-runtime-cu12 is missing — "
+                                     "pip install 'nvidia-cuda-runtime-cu12>=12.6,<13'",
+    "pyg-extension-cuda-differs": "RuntimeError: Detected that PyTorch and torch_scatter were compiled with "
+                                  "different CUDA versions. PyTorch has CUDA version 12.1 and torch_scatter has CUDA "
+                                  "version 11.8.",
+    "apex-built-without-cuda-ext": "RuntimeError: ('Attempted to call MultiTensorApply method, but MultiTensorApply "
+                                   "is not available, possibly because Apex was installed without --cpp_ext "
+                                   "--cuda_ext.  Original import error message:', ModuleNotFoundError(\"No module "
+                                   "named 'amp_C'\"))",
+    "transformer-engine-library-not-found": "RuntimeError: cudnn shared object not found.",
+    "transformer-engine-block-scaling-capability": "AssertionError: Device compute capability 10.0 or higher "
+                                                   "required for MXFP8 execution.",
+    "transformer-engine-version-mismatch": "AssertionError: Transformer Engine package version mismatch. Found "
+                                           "transformer_engine_torch v2.4.0, transformer-engine v2.5.0, and "
+                                           "transformer-engine-cu12 v2.5.0.",
+    "mmcv-op-no-cuda-implementation": "RuntimeError: nms_impl: implementation for device cuda:0 not found.",
+    "tcnn-torch-without-cuda": "OSError: Unknown compute capability. Ensure PyTorch with CUDA support is installed.",
+    "tcnn-no-binding-for-capability": "OSError: Could not find compatible tinycudann extension for compute "
+                                      "capability 86.",
+    "tcnn-build-no-gpu-visible": "OSError: Unknown compute capability. Specify the target compute capabilities in "
+                                 "the TCNN_CUDA_ARCHITECTURES environment variable or install PyTorch with the CUDA "
+                                 "backend to detect it automatically.",
+    "tcnn-toolkit-too-old-for-arch": "WARNING: Compute capabilities [120] are not all supported by the installed "
+                                     "CUDA version 12.4. Targeting [90] instead.",
+    "jax-cudnn-910-checks": "RuntimeError: cuDNN 9.10.0 had a binary backward-compatibility issue due to reordered "
+                            "enum values affecting block-scale datatypes. Found runtime version 91000 and build "
+                            "version 90800.",
+    "jax-cublas-tmem-warning": "cuBLAS < 13.2 (120804 found) has a known issue where many kernels free TMEM buffers "
+                               "multiple times.",
+    "lightning-cuda-accelerator-unavailable": "lightning.fabric.utilities.exceptions.MisconfigurationException: "
+                                              "`CUDAAccelerator` can not run on your system since the accelerator is "
+                                              "not available.",
 }

@@ -382,6 +382,47 @@ def test_explain_probes_this_machine_by_default(monkeypatch):
                                      "capabilities remaining after filtering"),
     ("cuda-extension-built-without-cuda", "RuntimeError: DDF operation is not compiled with GPU support"),
     ("detectron2-built-without-cuda", "AssertionError: Detectron2 is not compiled with GPU support!"),
+    # the same meaning in the words of libraries read from their source
+    ("libcuda-missing", "Warp CUDA warning: Could not find or load the NVIDIA CUDA driver. GPU execution will not be "
+                        "available."),
+    ("libcuda-missing", "[W 12/01/23 10:00:00.123 1234] [cuda_driver.cpp:load_lib@36] libcuda.so lib not found."),
+    ("libcuda-missing", "[W 12/01/23 10:00:00.124 1234] [llvm_runtime_executor.cpp:LlvmRuntimeExecutor@42] No CUDA "
+                        "driver API detected."),
+    ("driver-insufficient", "Warp CUDA error: Warp requires CUDA driver 12.0 or higher, but the current driver only "
+                            "supports CUDA 11.4"),
+    ("driver-insufficient", "The minimum required CUDA driver version is 12.0, but the installed CUDA driver version is "
+                            "11.8."),
+    ("no-cuda-device", "[W 12/01/23 10:00:00.124 1234] [llvm_runtime_executor.cpp:LlvmRuntimeExecutor@45] No CUDA "
+                       "device detected."),
+    ("no-cuda-device", 'RuntimeError: "cuda" device requested but CUDA is not supported by the hardware or driver'),
+    ("library-not-compiled-with-cuda", 'RuntimeError: "cuda" device requested but this build of Warp does not support '
+                                       'CUDA'),
+    ("library-not-compiled-with-cuda", "RuntimeError: Not compiled with CUDA support"),  # torch_scatter
+    ("bnb-no-library-for-cuda", "bitsandbytes library load error: No compatible CUDA binary found at "
+                                "/opt/venv/lib/python3.11/site-packages/bitsandbytes/libbitsandbytes_cuda131.so"),
+    ("cuda-home-missing", "UserWarning: flash_attn was requested, but nvcc was not found.  Are you sure your environment "
+                          "has nvcc available?"),
+    ("cuda-home-missing", "RuntimeError: --cuda_ext was requested, but nvcc was not found."),  # apex
+    ("cuda-home-missing", "gsplat: No CUDA toolkit found. gsplat will be disabled."),
+    ("jax-cuda-lib-missing", "RuntimeError: Unable to load CUDA. Is it installed?"),
+    ("nccl-library-missing", "ImportError: libnccl.so.2: cannot open shared object file: No such file or directory"),
+    ("marlin-needs-ampere", "ValueError: Can not use Marlin int4*fp16 kernel with a device of compute capability (7, 5), "
+                            "the minimum compute capability is 8.0 for Marlin kernel."),
+    ("flash-attn-cute-capability", "AssertionError: Unsupported compute capability. Supported: 9.x, 10.x, 11.x, 12.x"),
+    ("flash-attn-nvcc-too-old", "RuntimeError: FlashAttention-3 is only supported on CUDA 12.3 and above"),
+    ("tgi-sharded-needs-flash", "NotImplementedError: Mixtral requires Flash Attention enabled models."),
+    ("transformer-engine-block-scaling-capability", "AssertionError: Device compute capability 10.0 or higher required "
+                                                    "for NVFP4 execution."),
+    ("transformer-engine-block-scaling-capability", "AssertionError: MXFP8 (for all gemm layouts) is not supported on "
+                                                    "12.0+ architectures yet."),
+    ("jax-cudnn-910-checks", "RuntimeError: cuDNN < 9.10.0 (90800 found) had an issue that caused some multi-GPU "
+                             "matmuls"),
+    ("unsloth-no-accelerator", "NotImplementedError: Unsloth currently only works on NVIDIA, AMD and Intel GPUs."),
+    ("lightning-cuda-accelerator-unavailable", "MisconfigurationException: No supported gpu backend found!"),
+    ("autoawq-kernels-missing", "Skipping fusing modules because AWQ extension is not installed."),
+    ("faiss-gpu-cuda-wheels-missing", "faiss-gpu: failed to load libcublas.so.12 from /venv/lib/nvidia/cublas/lib — "
+                                      "corrupt or incomplete nvidia CUDA wheel?"),
+    ("quantization-needs-gpu", "RuntimeError: No GPU or Intel XPU found. A GPU or Intel XPU is needed for quantization."),
 ])
 def test_wording_variants_match(entry, message):
     matches = match_text(message)

@@ -17,7 +17,10 @@ CPU_FALLBACK_MESSAGES = {"cuda-not-available", "torch-extension-build-no-cuda-ru
                          "lightning-gpus-requested-none-available", "jax-no-gpu-fallback", "rvc-no-nvidia-gpu-found",
                          "torch-half-op-on-cpu", "torch-autocast-cuda-unavailable", "gpu-not-detected-statement",
                          "a1111-torch-cuda-test-failed", "gpu-lost-after-install-statement",
-                         "invokeai-device-type-cpu", "easyocr-defaulting-to-cpu"}
+                         "invokeai-device-type-cpu", "easyocr-defaulting-to-cpu", "tgi-quantize-on-cpu",
+                         "unsloth-no-accelerator", "quantization-needs-gpu", "mlc-device-not-found",
+                         "deepspeed-no-accelerator", "xgboost-no-visible-gpu", "tcnn-torch-without-cuda",
+                         "tcnn-build-no-gpu-visible", "lightning-cuda-accelerator-unavailable"}
 # Categories of a finding that already says why CUDA is unavailable.
 _EXPLAINS = CATEGORIES - {"precision-unsupported", "smoke-failure", "performance", "info", "policy"}
 

@@ -1,0 +1,62 @@
+"""Messages read from libraries' own source, judged in a paste: what the code that
+prints them checks, not what their words say."""
+
+import pytest
+
+from gpudoctor.diagnose import read_paste
+from gpudoctor.diagnose.findings import diagnose_report
+from gpudoctor.findings import Severity
+from gpudoctor.matrices import load_matrices
+
+
+def _outcomes(paste: str) -> set[tuple[str, str, Severity]]:
+    m = load_matrices(overlay=None)
+    return {(f.code, f.category, f.severity) for f in diagnose_report(read_paste(paste, matrices=m), m).findings}
+
+
+XGB_CPU_ONLY = ("[10:22:33] WARNING: /workspace/src/context.cc:218: Device is changed from GPU to CPU as we couldn't "
+                "find any available GPU on the system.\n")
+XGB_NO_GPU = "[10:22:33] WARNING: /workspace/src/context.cc:55: No visible GPU is found, setting device to CPU.\n"
+
+
+def test_xgboosts_device_change_alone_is_its_cpu_only_build():
+    # A build without CUDA prints only this line for device="cuda" (src/context.cc).
+    assert ("GD808", "cpu-only-build", Severity.ERROR) in _outcomes(XGB_CPU_ONLY)
+
+
+def test_xgboosts_device_change_after_no_visible_gpu_is_a_cuda_build_that_counted_none():
+    outcomes = _outcomes(XGB_NO_GPU + XGB_CPU_ONLY)
+    assert not any(code == "GD808" for code, _, _ in outcomes)
+
+
+@pytest.mark.parametrize("message", [
+    "NotImplementedError: Unsloth cannot find any torch accelerator? You need a GPU.",
+    "OSError: Unknown compute capability. Ensure PyTorch with CUDA support is installed.",  # tiny-cuda-nn
+    "SystemError: Accelerator is not detected, cannot perform low precision training (e.g., fp16, bf16).",  # DeepSpeed
+    XGB_NO_GPU.strip(),
+    "lightning.fabric.utilities.exceptions.MisconfigurationException: `CUDAAccelerator` can not run on your system "
+    "since the accelerator is not available.",
+])
+def test_a_library_that_sees_no_cuda_inside_a_container_is_the_containers_missing_gpu(message):
+    # The words name no cause; where the program runs does (GD820).
+    paste = "inside the docker container: python train.py\n" + message + "\n"
+    assert ("GD820", "container-no-gpu", Severity.WARNING) in _outcomes(paste)
+    assert not any(code == "GD820" for code, _, _ in _outcomes("on my workstation: python train.py\n" + message + "\n"))
+
+
+@pytest.mark.parametrize("message, code, category, severity", [
+    # faiss: "not compiled" in its words, the GPU's capability in its check (supportsBFloat16CurrentDevice)
+    ("Error in void faiss::gpu::bfKnn(faiss::gpu::GpuResourcesProvider*, const faiss::gpu::GpuDistanceParams&) at "
+     "/project/faiss/faiss/gpu/GpuDistance.cu:412: not compiled with bfloat16 support",
+     "GD812", "precision-unsupported", Severity.ERROR),
+    # tiny-cuda-nn's build falls back to an older architecture: the toolkit is too old for the GPU (a warning: the
+    # same major runs)
+    ("WARNING: Compute capabilities [120] are not all supported by the installed CUDA version 12.4. Targeting [90] "
+     "instead.", "GD850", "arch-too-new-for-cuda", Severity.WARNING),
+    # a warning where the library goes on without the feature, an error where it stops
+    ("Device does not support bfloat16. Will change to float16.", "GD850", "precision-unsupported", Severity.WARNING),
+    ("NotImplementedError: Using quantized Marlin models requires a GPU with CUDA capability 8.0 or later.",
+     "GD812", "precision-unsupported", Severity.ERROR),
+])
+def test_a_library_message_is_judged_by_what_its_code_checks(message, code, category, severity):
+    assert (code, category, severity) in _outcomes(message + "\n")
