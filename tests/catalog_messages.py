@@ -465,6 +465,10 @@ MESSAGES = {
     "library-not-compiled-with-cuda": "RuntimeError: MOPS was not compiled with CUDA support",
     "easyocr-defaulting-to-cpu": "Neither CUDA nor MPS are available - defaulting to CPU. Note: This module is much "
                                  "faster with a GPU.",
+    "python-support-missing-statement": "I found that the gym only supports up to 3.8, while you're using Python 3.9 "
+                                        "in Conda.",
+    "linker-cuda-library-not-found": "/usr/bin/ld: cannot find -lcurand",
+    "cli-device-cuda-not-offered": "error: invalid value 'cuda' for '--device <DEVICE>'",
     # read from the libraries' own source (LLM stacks, data science, 3D and training libraries)
     "bnb-nearest-cuda-binary": "No prebuilt binary for CUDA 12.9, loading CUDA 12.8 instead. Set BNB_CUDA_VERSION to "
                                "override.",

@@ -191,3 +191,34 @@ def test_an_ngc_banner_is_judged_by_the_driver_it_detected(floor, driver, prefix
 ])
 def test_cuda_unavailable_to_a_tensorflow_whose_plain_wheel_is_cpu_only(paste, cpu_wheel):
     assert (("GD820", "cpu-only-build", Severity.WARNING) in _outcomes(paste)) is cpu_wheel
+
+
+def test_the_container_toolkits_cuda_requirement_is_the_hosts_driver_even_in_a_container():
+    # nvidia-container-cli checks the host's driver before the container exists: the paste's
+    # "I am running cuda 12.4" is what that driver runs, and the image asks for more.
+    paste = ("docker run --rm -it --gpus all ghcr.io/org/image:tag /bin/bash\n"
+             "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update your driver "
+             "to a newer version, or use an earlier cuda container\n"
+             "I am running cuda 12.4 - is that too old?\n"
+             "| NVIDIA-SMI 551.78                 Driver Version: 551.78         CUDA Version: 12.4     |\n")
+    assert ("GD802", "driver-too-old-for-runtime", Severity.ERROR) in _outcomes(paste)
+
+
+@pytest.mark.parametrize("start, with_nv", [
+    # a program logging its argument list
+    ("RuntimeError: Command ['singularity', '--silent', 'run', '/jobstore/cactus.img', 'segalign', '--num_gpu', '1'] "
+     "exited 1", "RuntimeError: Command ['singularity', '--silent', 'run', '--nv', '/jobstore/cactus.img'] exited 1"),
+    ("singularity exec image.sif python train.py", "singularity exec --nv image.sif python train.py"),
+])
+def test_a_singularity_start_without_nv_is_a_container_given_no_gpu(start, with_nv):
+    outcomes = _outcomes(start + "\nError: No GPU device found!\n")
+    assert ("GD809", "container-no-gpu", Severity.ERROR) in outcomes
+    assert any(code == "GD607" for code, _, _ in outcomes)  # started without --nv: no /dev/nvidia* inside
+    assert not any(code == "GD607" for code, _, _ in _outcomes(with_nv + "\nError: No GPU device found!\n"))
+
+
+def test_a_pulled_gpu_image_places_the_paste_in_a_container():
+    paste = ("使用的是官方镜像nvidia-docker pull registry.baidubce.com/paddlepaddle/paddle:2.1.3-gpu-cuda11.2-cudnn8\n"
+             "UserWarning: You are using GPU version Paddle, but your CUDA device is not set properly. CPU device will "
+             "be used by default.\n")
+    assert any(cat == "container-no-gpu" for _, cat, _ in _outcomes(paste))

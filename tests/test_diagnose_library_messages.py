@@ -60,3 +60,47 @@ def test_a_library_that_sees_no_cuda_inside_a_container_is_the_containers_missin
 ])
 def test_a_library_message_is_judged_by_what_its_code_checks(message, code, category, severity):
     assert (code, category, severity) in _outcomes(message + "\n")
+
+
+@pytest.mark.parametrize("gpu, category", [
+    ("RTX 4050", "cpu-only-build"),  # 8.9 has float16: CTranslate2 refuses it only on the CPU
+    ("GTX 1080", "precision-unsupported"),  # 6.1: below the 7.0 CTranslate2 allows float16 from
+])
+def test_ctranslate2s_refused_float16_is_judged_by_the_gpu(gpu, category):
+    paste = (f"My {gpu} laptop.\nValueError: Requested float16 compute type, but the target device or backend do "
+             "not support efficient float16 computation.\n")
+    assert ("GD812", category, Severity.ERROR) in _outcomes(paste)
+
+
+def test_bitsandbytes_without_libcuda_under_wsl_is_the_wsl_library_path():
+    paste = ("WSL CUDA install on Windows 10: GPU not detected\n"
+             "UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers, "
+             "8-bit multiplication, and GPU quantization are unavailable.\n"
+             "CUDA SETUP: WARNING! libcuda.so not found! Do you have a CUDA driver installed?\n")
+    outcomes = _outcomes(paste)
+    assert ("GD813", "wsl", Severity.ERROR) in outcomes
+    assert not any(code == "GD808" for code, _, _ in outcomes)  # its CPU library is the consequence
+
+
+NVCC_117 = "Cuda compilation tools, release 11.7, V11.7.99\n"
+
+
+@pytest.mark.parametrize("command, warned", [
+    ("python setup.py build_ext\n", True),
+    ("python train.py\n", False),  # no build: torch's own sm_86 code runs on the 8.9 GPU
+])
+def test_an_extension_build_with_an_nvcc_older_than_the_gpu_is_a_warning(command, warned):
+    paste = "failed building from source with nvidia rtx 4080\n" + command + NVCC_117
+    assert (("GD817", "arch-too-new-for-cuda", Severity.WARNING) in _outcomes(paste)) is warned
+
+
+@pytest.mark.parametrize("row", [
+    "_pytorch_select           0.1                       cpu_0",  # Anaconda's variant selector
+    "pytorch-mutex             1.0                         cpu    pytorch",
+    "cpuonly                   2.0                           0    pytorch",
+])
+def test_condas_variant_packages_say_torch_is_the_cpu_build(row):
+    paste = "# Name                    Version                   Build  Channel\n" + row + "\n"
+    m = load_matrices(overlay=None)
+    torch = read_paste(paste, matrices=m).snapshot.framework("torch")
+    assert torch is not None and torch.build.value == "cpu"

@@ -184,6 +184,39 @@ def stated_cuda_cannot_target_gpu(d: Diagnosis, m: Matrices, findings: list[Find
                 "(source: gpudoctor/matrices/cuda.toml)", ("nvidia-smi", "nvcc --version", "gpudoctor install torch")))]
 
 
+def build_nvcc_lacks_gpu_arch(d: Diagnosis, m: Matrices, findings: list[Finding]) -> list[Finding]:
+    """An extension built from source with an nvcc that knows no code for the GPU's own
+    architecture (nvcc 11.7 and an RTX 4080, sm_89): torch's cpp_extension targets the visible
+    GPU's capability when TORCH_CUDA_ARCH_LIST is unset, and nvcc refuses an architecture newer
+    than itself, although code of the same major (sm_86) would run there."""
+    s = d.snapshot
+    nvccs = list(dict.fromkeys(rt.nvcc for rt in s.cuda_runtimes or () if rt.nvcc))
+    ccs = [cc for cc in (compute_capability(g.compute_capability) for g in s.gpus or ()) if cc is not None]
+    if len(nvccs) != 1 or not ccs or not any(r.fact == "build.extension" for r in d.reads) \
+            or any(f.category == "arch-too-new-for-cuda" for f in findings):
+        return []
+    can = tuple(c for c in map(compute_capability, m.arch_support(nvccs[0])) if c)
+    newer = [c for c in ccs if can and c > max(can)]
+    if not newer:
+        return []
+    gpu = next(g for g in s.gpus or () if compute_capability(g.compute_capability) == newer[0])
+    source = next(rt.source for rt in s.cuda_runtimes or () if rt.nvcc == nvccs[0])
+    # Same-major code runs on a later minor; the Tegra-only architectures are left out of the advice.
+    runs = [c for c in can if c.major == newer[0].major and (c.major, c.minor) not in _TEGRA]
+    instead = f", or set TORCH_CUDA_ARCH_LIST={max(runs).major}.{max(runs).minor}, code the GPU runs" if runs else ""
+    return [RULES["GD817"].finding(
+        f"nvcc {nvccs[0]} cannot compile for {gpu.name or 'the GPU'}'s own {newer[0].sm}, which an extension build "
+        "targets", category="arch-too-new-for-cuda", severity=Severity.WARNING,
+        evidence=[Evidence(f"gpus[{gpu.index}].compute_capability", str(gpu.compute_capability), gpu.source),
+                  Evidence("cuda.nvcc", nvccs[0], source)],
+        fix=Fix(f"Build with a CUDA toolkit that knows {newer[0].sm} (nvcc {nvccs[0]} reaches {max(can).sm}){instead}. "
+                "(source: gpudoctor/matrices/cuda.toml)", ("nvcc --version", "nvidia-smi")))]
+
+
+# Jetson and DRIVE architectures: no discrete GPU runs their code.
+_TEGRA = {(3, 2), (5, 3), (6, 2), (7, 2), (8, 7), (10, 1), (11, 0)}
+
+
 def _cannot_target(ccs: list, sms: tuple[str, ...]) -> tuple[str, tuple] | None:
     """("arch-too-new-for-cuda" | "arch-dropped", what the CUDA targets) where a CUDA that
     compiles for `sms` can target none of the GPUs; None where it can, or is unknown."""
@@ -227,7 +260,20 @@ def message_arch_category(entry_id: str, text: str, s: Snapshot) -> str | None:
         m = _GGML_ARCH.search(text)
         ran = compute_capability(f"sm_{m.group(1)}") if m else None
         return "info" if ran is not None and ccs and all(c == ran for c in ccs) else None
+    if entry_id == "ctranslate2-compute-type-unsupported":
+        # CTranslate2 allows float16 on CUDA from 7.0, bfloat16 from 8.0, int8 on 6.1 and from 7.0, and
+        # never float16/bfloat16 on the CPU (src/types.cc): a GPU the paste shows that has it means
+        # the model ran on the CPU, a ctranslate2 or torch that did not get CUDA.
+        m = _CT2_TYPE.search(text)
+        kind = m.group(1).lower() if m else ""
+        floor = _CT2_FLOOR.get(kind)
+        if floor and ccs and all(c >= floor and (kind != "int8" or c.major != 6 or c.minor == 1) for c in ccs):
+            return "cpu-only-build"
     return None
+
+
+_CT2_TYPE = re.compile(r"support efficient (float16|bfloat16|int8)", re.I)
+_CT2_FLOOR = {k: compute_capability(v) for k, v in (("float16", "7.0"), ("bfloat16", "8.0"), ("int8", "6.1"))}
 
 
 _TEI_CAPS = re.compile(r"Runtime compute cap (\d+) is not compatible with compile time compute cap (\d+)", re.I)

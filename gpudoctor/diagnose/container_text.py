@@ -19,6 +19,8 @@ _CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\
                         r"\bNVIDIA_(?:VISIBLE_DEVICES|DRIVER_CAPABILITIES)\b|"
                         # "docker容器", "docker 镜像", "dockerコンテナ", "容器内" (inside the container)
                         r"docker[ \t]*(?:容器|镜像|鏡像|コンテナ|컨테이너)|容器(?:内|中|里|裡)|"
+                        # nvidia-docker (v1/v2) exists only to run GPU containers; a pulled GPU image is run next
+                        r"\bnvidia-docker2?[ \t]+(?:run|pull|exec)\b|\bdocker[ \t]+pull[ \t]+\S*(?:cuda|gpu)|"
                         # docker-compose v1's and v2's progress lines: "Creating app_web_run ... done",
                         # " ✔ Container app-web-1  Started"
                         r"^(?:Creating|Starting|Recreating)[ \t]+[\w.-]{1,80}[ \t]+\.\.\.[ \t]+done\b|"
@@ -37,10 +39,13 @@ _K8S = re.compile(r"\bkubectl\b|\bnvidia\.com/gpu\b|\bkind:[ \t]*(?:Pod|Deployme
                   r"\b(?:kubernetes|k3s|k0s|microk8s|openshift)[ \t]+v?\d+\.\d+|\b(?:in|inside) (?:a|the|my) pod\b",
                   re.I)
 # Its start command, or the reporter saying they use one ("using a singularity container").
-_SINGULARITY = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell|containers?|images?)\b", re.I)
+# Also as a program logs its argument list: ['singularity', '--silent', 'run', ...].
+_SINGULARITY_START = (r"\b(?:singularity|apptainer)['\"]?,?(?:[ \t]+['\"]?-{1,2}(?:silent|quiet|debug|verbose|[sqdv])"
+                      r"['\"]?,?)*[ \t]+['\"]?")
+_SINGULARITY = re.compile(_SINGULARITY_START + r"(?:exec|run|shell|containers?|images?)\b", re.I)
 # A Singularity/Apptainer start that asks for no GPU: without --nv (or --nvccli) the
 # container gets neither /dev/nvidia* nor the driver's libraries.
-_SINGULARITY_RUN = re.compile(r"\b(?:singularity|apptainer)[ \t]+(?:exec|run|shell)\b[^\n]{0,400}", re.I)
+_SINGULARITY_RUN = re.compile(_SINGULARITY_START + r"(?:exec|run|shell)\b[^\n]{0,400}", re.I)
 # A batch job: what it sees is what the scheduler granted it.
 _SLURM = re.compile(r"^#SBATCH\b|\b(?:srun|sbatch|salloc)[ \t]+-|\bSLURM_(?:JOB_ID|JOBID|NODELIST|STEP_GPUS)\b", re.M)
 # A SageMaker job or endpoint (the SDK's instance_type="ml.p3.2xlarge"): SageMaker runs every training

@@ -13,6 +13,9 @@ _NVCC = re.compile(r"Cuda compilation tools, release (\d{1,2}\.\d{1,2}), V(\d{1,
 # flags (nvcc without -arch compiles for its default architecture only), when the toolkit
 # could target the GPU.
 _NVCC_COMPILE = re.compile(r"(?:^|[\s$#>`!])nvcc(?:\.exe)?\s[^\n]{0,200}?\S+\.cu\b", re.M)
+# A source build of a CUDA extension: setup.py, pip building a wheel from source, torch's cpp_extension.
+_EXTENSION_BUILD = re.compile(r"\bsetup\.py[ \t]+(?:build|build_ext|install|develop|bdist_wheel)\b|"
+                              r"\bBuilding wheels? for \S+ \(setup\.py|\bcpp_extension\b|\bTORCH_CUDA_ARCH_LIST\b")
 _DQ_DEVICE = re.compile(r'^Device (\d{1,2}): "([^"\n]{1,100})"', re.M)
 _DQ_DRIVER = re.compile(r"CUDA Driver Version / Runtime Version\s{1,40}(\d{1,2}\.\d{1,2}) / (\d{1,2}\.\d{1,2})")
 _DQ_CC = re.compile(r"CUDA Capability Major/Minor version number:\s{1,40}(\d{1,2}\.\d)")
@@ -26,6 +29,9 @@ def parse(p: Paste, f: Facts) -> None:
                   nvcc=m.group(2))
     for m in p.scan(_NVCC_COMPILE, "nvcc"):
         f.extra_reads.append(Read("nvcc.compiles_cu", m.group(0).strip()[:120], p.where("nvcc command", m.start())))
+        break
+    for m in p.scan(_EXTENSION_BUILD, "setup.py", "building wheel", "cpp_extension", "torch_cuda_arch_list"):
+        f.extra_reads.append(Read("build.extension", m.group(0).strip()[:120], p.where("extension build", m.start())))
         break
     for m in _DQ_DEVICE.finditer(p.text):
         f.saw("deviceQuery")

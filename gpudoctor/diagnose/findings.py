@@ -14,6 +14,7 @@ import re
 from gpudoctor.diagnose import Diagnosis
 from gpudoctor.diagnose.arch_verdict import (arch_category, driver_top_cuda, gpus_older_than_the_cuda,
                                              message_arch_category, named_cudas, stated_cuda_cannot_target_gpu,
+                                             build_nvcc_lacks_gpu_arch,
                                              xla_ptx_newer_than_driver)
 from gpudoctor.diagnose.fallback import cpu_fallback_findings, wsl_host_findings
 from gpudoctor.diagnose.install_verdict import variant_without_wheels_for_python
@@ -267,6 +268,7 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
     extra = signal_findings(d, m)
     extra += cpu_fallback_findings(d, findings + extra) + wsl_host_findings(d)
     extra += stated_cuda_cannot_target_gpu(d, m, findings + extra)
+    extra += build_nvcc_lacks_gpu_arch(d, m, findings + extra)
     if not any(f.code in ("GD503", "GD814") for f in findings + extra):
         extra += variant_without_wheels_for_python(d, m)
     results += [RuleResult(code, Outcome.FINDING, "", tuple(f for f in extra if f.code == code))

@@ -10,7 +10,7 @@ import re
 from gpudoctor.diagnose.collect import Facts, Value
 from gpudoctor.diagnose.paste import Paste
 
-_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}"
+_NAME = r"[A-Za-z0-9_][A-Za-z0-9._-]{0,80}"  # conda's own start with "_": _pytorch_select
 _FREEZE = re.compile(rf"^(?:\[(pip\d?)\] )?({_NAME})==([^\s;]{{1,60}})[ \t]*$", re.M)
 _CONDA_TAGGED = re.compile(rf"^\[conda\] ({_NAME})[ \t]{{1,60}}(\S{{1,60}})(?:[ \t]{{1,60}}(\S{{1,80}}))?"
                            rf"(?:[ \t]{{1,60}}(\S{{1,40}}))?[ \t]*$", re.M)
@@ -28,7 +28,8 @@ _CHECKS = re.compile(r"^(torch|torchvision)[ \t]{1,40}[^\s\d]{1,3}[ \t]{0,4}(\d[
 
 # Only these names are taken from bare "name  version" columns, where a
 # false match would otherwise be easy.
-_INTERESTING = re.compile(r"^(torch|torchvision|torchaudio|pytorch|pytorch-cuda|pytorch-triton|triton|tensorflow.*|"
+_INTERESTING = re.compile(r"^(torch|torchvision|torchaudio|pytorch|pytorch-cuda|_pytorch_select|pytorch-mutex|cpuonly|"
+                          r"pytorch-triton|triton|tensorflow.*|"
                           r"tf-nightly.*|jax|jaxlib|jax-cuda\d+-(plugin|pjrt)|cupy.*|nvidia-.*|cudatoolkit|cudnn|nccl|"
                           r"cuda-version|cuda-cudart|cuda-runtime|cuda-nvcc|deepspeed|xformers|flash-attn|"
                           r"bitsandbytes|python|ultralytics|vllm|onnxruntime(-gpu|-directml|-openvino|-silicon|-training)?|"
@@ -39,7 +40,8 @@ _INTERESTING = re.compile(r"^(torch|torchvision|torchaudio|pytorch|pytorch-cuda|
 # Each interesting name contains one of these: the filter for the column lines.
 _COLUMN_WORDS = ("torch", "tensorflow", "tf-nightly", "jax", "cupy", "nvidia-", "cudatoolkit", "cudnn", "nccl",
                  "cuda-", "deepspeed", "xformers", "flash-attn", "bitsandbytes", "python", "ultralytics", "vllm",
-                 "triton", "mxnet", "dgl", "paddlepaddle", "onnxruntime", "cudf", "cuml", "cugraph", "numba-cuda")
+                 "triton", "mxnet", "dgl", "paddlepaddle", "onnxruntime", "cudf", "cuml", "cugraph", "numba-cuda",
+                 "cpuonly")
 
 
 def parse(p: Paste, f: Facts) -> None:
@@ -98,6 +100,15 @@ def _conda(f: Facts, name: str, version: str, build: str | None, src: str) -> No
             f.fw("torch", "build", "cpu", src)
         if cudnn:
             f.fw("torch", "cudnn", cudnn.group(1), src)
+    elif key in ("_pytorch_select", "pytorch-mutex") and build:
+        # The variant selectors: Anaconda's "_pytorch_select 0.1 cpu_0" / "gpu_0", the pytorch
+        # channel's "pytorch-mutex 1.0 cpu" / "cuda" (the mutex its cpuonly package pins).
+        if re.match(r"cpu(_|$)", build):
+            f.fw("torch", "build", "cpu", src)
+        elif re.match(r"(?:gpu|cuda)(_|$)", build):
+            f.fw("torch", "build", "cuda", src)
+    elif key == "cpuonly":
+        f.fw("torch", "build", "cpu", src)
     elif key in ("jaxlib", "tensorflow", "tensorflow-base") and build:
         # conda-forge's builds say what they are: "cuda120py311h…" or "cpu_py311h…"
         fw = "jax" if key == "jaxlib" else "tensorflow"
