@@ -468,6 +468,8 @@ MESSAGES = {
     "python-support-missing-statement": "I found that the gym only supports up to 3.8, while you're using Python 3.9 "
                                         "in Conda.",
     "linker-cuda-library-not-found": "/usr/bin/ld: cannot find -lcurand",
+    "torch-nccl-not-built": "RuntimeError: Distributed package doesn't have NCCL built in",
+    "nvenc-driver-minimum": "22:45:40.550: error:   The minimum required Nvidia driver for nvenc is 471.41 or newer",
     "cli-device-cuda-not-offered": "error: invalid value 'cuda' for '--device <DEVICE>'",
     # read from the libraries' own source (LLM stacks, data science, 3D and training libraries)
     "bnb-nearest-cuda-binary": "No prebuilt binary for CUDA 12.9, loading CUDA 12.8 instead. Set BNB_CUDA_VERSION to "

@@ -272,3 +272,14 @@ def test_xlas_no_kernel_image_with_a_toolkit_newer_than_the_driver_is_the_driver
 def test_text_embeddings_inference_names_the_image_built_for_another_capability(runtime, compiled, category):
     line = f"Could not start backend: Runtime compute cap {runtime} is not compatible with compile time compute cap {compiled}"
     assert _categories(line + "\n", "GD801") == [category]
+
+
+@pytest.mark.parametrize("cc, category", [
+    ("9.0", "arch-not-in-build"),  # TF 2.15's CUDA 12.2 compiles for sm_90; its build stops at compute_80
+    ("12.0", "arch-too-new-for-cuda"),  # CUDA 12.2 predates sm_120
+])
+def test_tensorflow_without_kernels_for_the_gpu_is_judged_by_what_its_cuda_reaches(cc, category):
+    paste = ("### TensorFlow version\n\nTF 2.15.0\n\n"
+             f"TensorFlow was not built with CUDA kernel binaries compatible with compute capability {cc}. CUDA "
+             "kernels will be jit-compiled from PTX, which could take 30 minutes or longer.\n")
+    assert _categories(paste, "GD801") == [category]

@@ -25,12 +25,24 @@ CUINIT_UNKNOWN = ("E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed 
                   "running on this host (tfexecutor-7b): /proc/driver/nvidia/version does not exist\n")
 
 
-def test_no_driver_is_information_where_the_reporter_says_the_machine_has_no_gpu():
+def test_no_driver_is_a_warning_where_the_reporter_says_the_machine_has_no_gpu():
     said = CUINIT_UNKNOWN + "We deploy on a vanilla cluster, so we don't have GPU.\n"
-    assert ("GD816", "no-driver", Severity.INFO) in _outcomes(said)
+    assert ("GD816", "no-driver", Severity.WARNING) in _outcomes(said)
     fix = next(f.fix for f in _report(said)[1].findings if f.code == "GD816")
     assert "without an NVIDIA GPU" in fix.text and "gpudoctor install torch --cpu" in fix.commands
     assert ("GD816", "no-driver", Severity.ERROR) in _outcomes(CUINIT_UNKNOWN)
+
+
+@pytest.mark.parametrize("words", [
+    "I'm using a integrated Intel GPU(iris xe graphics). os is win 11",
+    "A卡 amd是不是用不了啊",  # "can an AMD card not be used?"
+    "This is correct since I don't have NVIDIA GPU.",
+])
+def test_insufficient_driver_on_a_machine_with_only_another_makers_gpu_is_no_nvidia_driver(words):
+    paste = "Error CUDA driver version is insufficient for CUDA runtime version\n" + words + "\n"
+    assert ("GD802", "no-driver", Severity.WARNING) in _outcomes(paste)
+    assert ("GD802", "driver-too-old-for-runtime", Severity.ERROR) in _outcomes(
+        "Error CUDA driver version is insufficient for CUDA runtime version\nMy RTX 3060 laptop\n" + words + "\n")
 
 
 @pytest.mark.parametrize("words", [

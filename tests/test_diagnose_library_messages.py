@@ -104,3 +104,22 @@ def test_condas_variant_packages_say_torch_is_the_cpu_build(row):
     m = load_matrices(overlay=None)
     torch = read_paste(paste, matrices=m).snapshot.framework("torch")
     assert torch is not None and torch.build.value == "cpu"
+
+
+NVENC_MINIMUM = "[h264_nvenc @ 0x55d0c] The minimum required Nvidia driver for nvenc is 470.57.02 or newer\n"
+
+
+def test_ffmpegs_minimum_nvenc_driver_alone_is_a_warning_about_the_driver():
+    assert ("GD850", "driver-too-old-for-runtime", Severity.WARNING) in _outcomes(NVENC_MINIMUM)
+    # after a libnvidia-encode that does not load, the missing library is the cause (FFmpeg prints both)
+    outcomes = _outcomes("[h264_nvenc @ 0x55d0c] Cannot load libnvidia-encode.so.1\n" + NVENC_MINIMUM)
+    assert not any(cat == "driver-too-old-for-runtime" for _, cat, _ in outcomes)
+
+
+@pytest.mark.parametrize("where, category", [
+    ("NCCL error with multi gpu on windows\n", "python-version-unsupported"),  # no NCCL in PyTorch's Windows builds
+    ("on our Ubuntu 22.04 cluster\n", "cpu-only-build"),
+])
+def test_pytorchs_missing_nccl_is_the_platform_on_windows_and_the_build_elsewhere(where, category):
+    paste = where + "RuntimeError: Distributed package doesn't have NCCL built in\n"
+    assert ("GD808", category, Severity.ERROR) in _outcomes(paste)

@@ -49,11 +49,13 @@ def arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> str
     build's arch list, else PyTorch's stated range, else what the build's CUDA
     can compile for at all (a cu121 build has nothing for sm_120)."""
     ccs = [c for c in (compute_capability(g.compute_capability) for g in s.gpus or ()) if c is not None]
-    low = high = None
+    low = high = reach = None
     for fw in s.frameworks or ():
         entries = parse_arch_list(fw.arch_list.value or ())
-        if not entries and fw.cuda.known and m is not None:
-            entries = parse_arch_list(m.arch_support(fw.cuda.value))
+        if fw.cuda.known and m is not None:
+            can = parse_arch_list(m.arch_support(fw.cuda.value))
+            reach = max((e.cc for e in can), default=None)
+            entries = entries or can
         if entries:
             low, high = min(e.cc for e in entries), max(e.cc for e in entries)
             break
@@ -62,7 +64,10 @@ def arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> str
     if ccs and low and all(c < low for c in ccs):
         return "arch-dropped"
     if ccs and high and all(c > high and c.major != high.major for c in ccs):
-        return "arch-too-new-for-cuda"
+        # Above the build's arch list: its CUDA predates the GPU, unless that CUDA could compile
+        # for it and the build left it out (TensorFlow 2.15, CUDA 12.2, built up to compute_80, on an H100).
+        reached = reach is not None and all(c <= reach or c.major == reach.major for c in ccs)
+        return "arch-not-in-build" if reached else "arch-too-new-for-cuda"
     if ccs and low and high and reads.get("torch.cc_max") and all(low <= c and c.major == high.major for c in ccs):
         return "arch-in-range"
     if ccs and low is None and high is None and m is not None:

@@ -59,6 +59,10 @@ class ErrorEntry:
     # The category a message takes where the paste shows neither a container nor WSL2 (the
     # runtime's "no CUDA-capable device" on a bare machine: its driver sees no GPU).
     bare_metal: str | None = None
+    # The category a message takes in a paste from native Windows (or macOS), where the
+    # framework's build for that platform lacks the feature (PyTorch's NCCL): a platform
+    # without it, not a broken install.
+    on_windows: str | None = None
     # A message only the host prints (its kernel's module loader, the container daemon):
     # a container in the same paste does not make it the container's "no GPU".
     host_side: bool = False
@@ -116,6 +120,8 @@ def parse_catalog(raw: str) -> tuple[ErrorEntry, ...]:
             raise CatalogError(f"{where}: unknown in_wsl category {entry.in_wsl!r}")
         if entry.bare_metal is not None and entry.bare_metal not in CATEGORIES:
             raise CatalogError(f"{where}: unknown bare_metal category {entry.bare_metal!r}")
+        if entry.on_windows is not None and entry.on_windows not in CATEGORIES:
+            raise CatalogError(f"{where}: unknown on_windows category {entry.on_windows!r}")
         if entry.code is None and entry.category is None:
             raise CatalogError(f"{where}: needs a code or a category")
         if not entry.source.startswith("https://"):

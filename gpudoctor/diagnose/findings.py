@@ -53,6 +53,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             entry = dataclasses.replace(entry, code=FELL_BACK_TO_CPU, category=entry.with_gpu)
         if entry.in_wsl and d.snapshot.system.wsl.value:
             entry = dataclasses.replace(entry, code=entry.code or FELL_BACK_TO_CPU, category=entry.in_wsl)
+        elif entry.on_windows and d.snapshot.system.os.value in ("windows", "darwin"):
+            entry = dataclasses.replace(entry, category=entry.on_windows)
         if entry.code is None or entry.code not in RULES:
             continue
         if seen.intersection(entry.deferred_by):
@@ -293,17 +295,21 @@ _NO_GPU_FINDINGS = NO_GPU_CODES | {"GD816", "GD818", "GD820"}
 
 
 def _no_gpu_said(f: Finding, d: Diagnosis, said: Read | None) -> Finding:
-    """Where the reporter says the machine has no GPU (`said`) and the paste lists none, a GPU
-    build's "no driver" or "no device" messages are what it prints there: information."""
-    if said is None or d.snapshot.gpus or f.code not in _NO_GPU_FINDINGS or f.severity is Severity.INFO:
+    """Where the reporter says the machine has no NVIDIA GPU (`said`: none at all, or only an Intel
+    or AMD one) and the paste lists none, a GPU build's "no driver", "no device" or "insufficient
+    driver" is what it prints there: no NVIDIA driver, because there is no NVIDIA GPU for one. A
+    warning, not an error: a program that goes on on the CPU is working as it can there."""
+    if said is None or d.snapshot.gpus or f.code not in _NO_GPU_FINDINGS | {"GD802"} \
+            or f.severity is Severity.INFO:
         return f
-    return dataclasses.replace(f, severity=Severity.INFO,
+    return dataclasses.replace(f, severity=Severity.WARNING, category="no-driver",
                                evidence=(*f.evidence, Evidence("machine.no_gpu_said", said.value, said.source)),
                                fix=_NO_GPU_FIX)
 
 
-_NO_GPU_FIX = Fix("Expected on a machine without an NVIDIA GPU: a GPU build looks for the driver, says it found "
-                  "none, and runs on the CPU. A CPU build of the framework does the same without the message.",
+_NO_GPU_FIX = Fix("No NVIDIA GPU, so no NVIDIA driver: a CUDA build looks for the driver, says it found none, and "
+                  "stops or runs on the CPU. On a machine without an NVIDIA GPU use the CPU build (or the program's "
+                  "CPU, AMD or Intel mode); CUDA code needs an NVIDIA GPU.",
                   ("gpudoctor install torch --cpu", "gpudoctor install tensorflow --cpu"))
 
 

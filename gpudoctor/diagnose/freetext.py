@@ -107,7 +107,9 @@ _PYTHON = re.compile(r"\b(?:Python|py)" + _SEP + r"(3\.\d{1,2}(?:\.\d{1,2})?)\b"
 _PY_PATH = re.compile(r"python(3\.\d{1,2})[/\\](?:site|dist)-packages", re.I)
 _OS = re.compile(r"\b(Windows[ \t]?(?:10|11|Server[ \t]\d{4})|Ubuntu[ \t]?\d{2}\.\d{2}(?:\.\d{1,2})?(?:[ \t]LTS)?|"
                  r"Debian[ \t]\d{1,2}|CentOS(?:[ \t]Linux)?[ \t]?\d(?:\.\d{1,2})?|Rocky[ \t]Linux[ \t]\d(?:\.\d{1,2})?|"
-                 r"RHEL[ \t]?\d(?:\.\d{1,2})?|Fedora[ \t]\d{2}|macOS[ \t]\d{2}(?:\.\d{1,2})?|Arch[ \t]Linux)\b", re.I)
+                 r"RHEL[ \t]?\d(?:\.\d{1,2})?|Fedora[ \t]\d{2}|macOS[ \t]\d{2}(?:\.\d{1,2})?|Arch[ \t]Linux|"
+                 # "multi gpu on windows": the platform without a version
+                 r"(?<=\bon[ \t])Windows(?![ \t]?(?:Subsystem|Terminal|Server|1[01]|\d)))\b", re.I)
 # Paths say which OS a traceback came from.
 _LINUX_PATH = re.compile(r"(?:^|[\s\"'(])/(?:home|usr/local/lib|usr/lib|opt/conda|root|mnt|data|scratch|opt)/"
                          r"[^\s]{0,200}?python3\.\d{1,2}/")
@@ -200,7 +202,7 @@ def parse(p: Paste, f: Facts) -> None:
     for m in p.scan(_OLDER_WORKS, "version", "release", "w/"):
         f.extra_reads.append(Read("release.older_works", m.group(0), p.where("free text", m.start(), claim=False)))
         break
-    for m, src in found(_NO_GPU_HERE, "gpu"):
+    for m, src in found(_NO_GPU_HERE, "gpu", "graphics", "card", "卡"):
         if not _ABOUT_A_CONTAINER.search(p.line(p.line_no(m.start()))):
             f.extra_reads.append(Read("machine.no_gpu_said", m.group(0), src))
             break
@@ -302,7 +304,10 @@ _NO_GPU_HERE = re.compile(
     r"\b(?:we|i) (?:do not|don't|dont|did not|didn't) have (?:a |any )?(?:nvidia |cuda |dedicated )?gpus?\b"
     r"(?![ \t]*(?:driver|support|access|acceleration))|\bi have no (?:nvidia )?gpus?\b"
     r"|\b(?:cpu[- ]only|gpu[- ]less|without (?:a |any )?gpus?) (?:machine|server|cluster|node|host|laptop|computer|vm)s?\b"
-    r"|\bno gpus? (?:on|in) (?:this|the|my|our) (?:machine|server|cluster|node|laptop|host|computer|vm)\b", re.I)
+    r"|\bno gpus? (?:on|in) (?:this|the|my|our) (?:machine|server|cluster|node|laptop|host|computer|vm)\b"
+    # only a GPU of another maker: "I'm using a integrated Intel GPU(iris xe graphics)", "A卡" (an AMD card)
+    r"|\b(?:i(?:'m| am) using|i have|i use|i only have|my (?:pc|laptop|computer|machine) has)(?: only)?(?: an?| the)? "
+    r"(?:integrated |onboard )?(?:intel|amd|radeon)(?: \w+){0,3}[ (]{0,2}(?:gpu|graphics|card)\b|A卡|\bAMD卡", re.I)
 _ABOUT_A_CONTAINER = re.compile(r"docker|container|\bpod\b|wsl|inside", re.I)
 
 
