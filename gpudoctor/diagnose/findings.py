@@ -12,10 +12,9 @@ import dataclasses
 import re
 
 from gpudoctor.diagnose import Diagnosis
-from gpudoctor.diagnose.arch_verdict import (arch_category, driver_top_cuda, gpus_older_than_the_cuda,
-                                             message_arch_category, named_cudas, stated_cuda_cannot_target_gpu,
-                                             build_nvcc_lacks_gpu_arch,
-                                             xla_ptx_newer_than_driver)
+from gpudoctor.diagnose.arch_verdict import (arch_category, build_nvcc_lacks_gpu_arch, driver_top_cuda,
+                                             gpus_older_than_the_cuda, message_arch_category, named_cudas,
+                                             stated_cuda_cannot_target_gpu, xla_ptx_newer_than_driver)
 from gpudoctor.diagnose.fallback import cpu_fallback_findings, wsl_host_findings
 from gpudoctor.diagnose.install_verdict import variant_without_wheels_for_python
 from gpudoctor.diagnose.catalog import load_catalog
