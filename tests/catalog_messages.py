@@ -465,9 +465,12 @@ MESSAGES = {
     "library-not-compiled-with-cuda": "RuntimeError: MOPS was not compiled with CUDA support",
     "easyocr-defaulting-to-cpu": "Neither CUDA nor MPS are available - defaulting to CPU. Note: This module is much "
                                  "faster with a GPU.",
+    "cpu-build-installed-statement": "It defaults to the [cpu] version even when having cuda installed.",
     "python-support-missing-statement": "I found that the gym only supports up to 3.8, while you're using Python 3.9 "
                                         "in Conda.",
     "linker-cuda-library-not-found": "/usr/bin/ld: cannot find -lcurand",
+    "bnb-old-libcuda-not-found": "CUDA SETUP: WARNING! libcuda.so not found! Do you have a CUDA driver installed? If "
+                                 "you are on a cluster, make sure you are on a CUDA machine!",
     "torch-nccl-not-built": "RuntimeError: Distributed package doesn't have NCCL built in",
     "nvenc-driver-minimum": "22:45:40.550: error:   The minimum required Nvidia driver for nvenc is 471.41 or newer",
     "cli-device-cuda-not-offered": "error: invalid value 'cuda' for '--device <DEVICE>'",

@@ -123,3 +123,19 @@ def test_ffmpegs_minimum_nvenc_driver_alone_is_a_warning_about_the_driver():
 def test_pytorchs_missing_nccl_is_the_platform_on_windows_and_the_build_elsewhere(where, category):
     paste = where + "RuntimeError: Distributed package doesn't have NCCL built in\n"
     assert ("GD808", category, Severity.ERROR) in _outcomes(paste)
+
+
+@pytest.mark.parametrize("where, category", [
+    ("(venv) E:\\AI\\venv\\lib\\site-packages\\bitsandbytes\\cuda_setup\\main.py:149: UserWarning\n",
+     "python-version-unsupported"),  # no Windows CUDA build before 0.43
+    ("/home/me/venv/lib/python3.10/site-packages/bitsandbytes/cuda_setup/main.py:149: UserWarning\n", "no-driver"),
+])
+def test_old_bitsandbytes_without_libcuda_is_the_platform_on_windows(where, category):
+    paste = where + "CUDA SETUP: WARNING! libcuda.so not found! Do you have a CUDA driver installed?\n"
+    assert ("GD813", category, Severity.ERROR) in _outcomes(paste)
+
+
+def test_two_builds_of_one_module_named_in_a_sentence_are_a_conflict():
+    paste = "I had installed both onnxruntime and onnxruntime-gpu.\n"
+    assert ("GD510", "library-conflict", Severity.WARNING) in _outcomes(paste)
+    assert not any(code == "GD510" for code, _, _ in _outcomes("I had installed both onnxruntime and numpy.\n"))

@@ -29,7 +29,8 @@ def test_every_printed_message_cites_the_source_that_prints_it():
                        "gpu-fails-behind-riser", "ptx-jit-hang", "docker-desktop-linux-no-gpu",
                        "cudnn-dll-crash-windows", "gpu-support-dropped-statement",
                        "gpu-lost-after-install-statement", "gpu-support-missing-statement",
-                       "driver-not-loading-statement", "python-support-missing-statement"}
+                       "driver-not-loading-statement", "python-support-missing-statement",
+                       "cpu-build-installed-statement"}
     assert all(u.startswith("https://") for e in load_catalog() for u in e.printed_by)
 
 

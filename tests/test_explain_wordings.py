@@ -172,6 +172,7 @@ from gpudoctor.diagnose.catalog import match_text
                                       "corrupt or incomplete nvidia CUDA wheel?"),
     ("quantization-needs-gpu", "RuntimeError: No GPU or Intel XPU found. A GPU or Intel XPU is needed for quantization."),
     ("ggml-no-device-code", "ERROR: ggml-cuda was compiled without support for the current GPU architecture."),
+    ("nvrm-api-mismatch", "[    9.424670] NVRM: API mismatch: the client 'kwin_wayland' (pid 1005)"),  # newer drivers
     ("lightning-gpus-requested-none-available", "            But your machine only has: []"),
     ("tgi-flash-models-capability", "ImportError: GPU with CUDA capability 7 0 is not supported"),
     ("tgi-flash-models-capability", "` GPU with CUDA is capability 7 0 is not supported`"),  # as retyped

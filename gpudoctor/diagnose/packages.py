@@ -9,6 +9,7 @@ import re
 
 from gpudoctor.diagnose.collect import Facts, Value
 from gpudoctor.diagnose.paste import Paste
+from gpudoctor.rules.runtimes import SHARED_MODULE
 
 _NAME = r"[A-Za-z0-9_][A-Za-z0-9._-]{0,80}"  # conda's own start with "_": _pytorch_select
 _FREEZE = re.compile(rf"^(?:\[(pip\d?)\] )?({_NAME})==([^\s;]{{1,60}})[ \t]*$", re.M)
@@ -44,7 +45,18 @@ _COLUMN_WORDS = ("torch", "tensorflow", "tf-nightly", "jax", "cupy", "nvidia-", 
                  "cpuonly")
 
 
+# The reporter naming two builds of one module as installed together: "I had installed both
+# onnxruntime and onnxruntime-gpu" (GD510/GD511 judge them as a listing's).
+_BOTH = re.compile(rf"\bboth[ \t]+\W?({_NAME})\W?[ \t]+and[ \t]+\W?({_NAME})", re.I)
+
+
 def parse(p: Paste, f: Facts) -> None:
+    for m in p.scan(_BOTH, "both"):
+        first, second = m.group(1).lower().rstrip("."), m.group(2).lower().rstrip(".")
+        if first != second and any(names.fullmatch(first) and names.fullmatch(second)
+                                   for names, *_ in SHARED_MODULE.values()):
+            for name in (first, second):
+                f.package(name, "(named in the paste)", p.where("free text", m.start()))
     for m in p.scan(_FREEZE, "=="):
         f.saw(f"pip freeze ([{m.group(1)}])" if m.group(1) else "pip freeze")
         f.package(m.group(2), m.group(3), p.where("pip freeze" if not m.group(1) else "collect_env", m.start()))
