@@ -200,7 +200,7 @@ def build_nvcc_lacks_gpu_arch(d: Diagnosis, m: Matrices, findings: list[Finding]
     if len(nvccs) != 1 or not ccs or not any(r.fact == "build.extension" for r in d.reads) \
             or any(f.category == "arch-too-new-for-cuda" for f in findings):
         return []
-    can = tuple(c for c in map(compute_capability, m.arch_support(nvccs[0])) if c)
+    can = _targets(m.arch_support(nvccs[0]))
     newer = [c for c in ccs if can and c > max(can)]
     if not newer:
         return []
@@ -222,10 +222,15 @@ def build_nvcc_lacks_gpu_arch(d: Diagnosis, m: Matrices, findings: list[Finding]
 _TEGRA = {(3, 2), (5, 3), (6, 2), (7, 2), (8, 7), (10, 1), (11, 0)}
 
 
+def _targets(sms: tuple[str, ...]) -> tuple:
+    """The compute capabilities of a toolkit's real targets ("sm_86" -> 8.6)."""
+    return tuple(c for c in map(compute_capability, sms) if c)
+
+
 def _cannot_target(ccs: list, sms: tuple[str, ...]) -> tuple[str, tuple] | None:
     """("arch-too-new-for-cuda" | "arch-dropped", what the CUDA targets) where a CUDA that
     compiles for `sms` can target none of the GPUs; None where it can, or is unknown."""
-    can = tuple(c for c in map(compute_capability, sms) if c)
+    can = _targets(sms)
     if can and all(c.major > max(can).major for c in ccs):
         return "arch-too-new-for-cuda", can
     if can and all(c < min(can) for c in ccs):

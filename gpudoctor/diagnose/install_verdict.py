@@ -12,6 +12,7 @@ from gpudoctor.matrices.framework_queries import torch_series
 from gpudoctor.rules.registry import RULES
 from gpudoctor.versions import parse_numeric, python_version
 
+
 def variant_without_wheels_for_python(d: Diagnosis, m: Matrices) -> list[Finding]:
     """torch asked for by its CUDA variant only (no version pinned) on a Python newer than
     every release of that variant supports. None where a version is known (GD503 judges
