@@ -30,6 +30,7 @@ from pathlib import Path
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+from gpudoctor.matrices.records.gpus import PRECISIONS
 from gpudoctor.versions import driver_tuple
 
 if sys.version_info >= (3, 11):
@@ -38,7 +39,6 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 MAX_POLICY_BYTES = 256 * 1024
-PRECISIONS = ("tf32", "bf16", "fp8")
 FRAMEWORKS = ("torch", "tensorflow", "jax", "cupy")
 TOP_KEYS = {"schema_version", "driver_min", "precisions", "fail_on_warnings", "gpus", "frameworks", "ignore"}
 

@@ -22,7 +22,7 @@ GPUS = (RTX4090, A100_80, H100, T4, A10)
 
 
 def precision(cc, bf16, fp8):
-    return PrecisionSupport(compute_capability=cc, fp16_tensor_cores=True, tf32=bf16, bf16=bf16, fp8=fp8, fp4=False,
+    return PrecisionSupport(compute_capability=cc, fp16_tensor_cores=True, fp16=True, tf32=bf16, bf16=bf16, fp8=fp8, fp4=False,
                             source="test")
 
 

@@ -43,6 +43,15 @@ def test_require_precision_escalates(tmp_path):
     assert [f["code"] for f in errors] == ["GD612"] and "BF16" in errors[0]["title"]
 
 
+def test_require_fp16_is_met_by_a_t4_and_not_by_a_gtx_1080_ti(tmp_path):
+    t4 = invoke("check", "--from", rule_fixture(tmp_path, "GD612", "bad"), "--require-precision", "fp16")
+    assert t4.exit_code == 0  # FP16 tensor cores
+    pascal = invoke("check", "--from", rule_fixture(tmp_path, "GD303", "bad"), "--require-precision", "fp16", "--json")
+    gd612 = {f["title"].rsplit(" ", 1)[-1]: f["severity"] for f in json.loads(pascal.stdout)["findings"]
+             if f["code"] == "GD612"}
+    assert gd612 == {"FP16": "error", "TF32": "info", "BF16": "info", "FP8": "info"}
+
+
 def test_a_whole_report_can_be_replayed(tmp_path):
     first = invoke("check", "--from", rule_fixture(tmp_path, "GD201", "bad"), "--json")
     (tmp_path / "report.json").write_text(first.stdout)

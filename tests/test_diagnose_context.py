@@ -91,9 +91,23 @@ def test_cuda_unavailable_on_a_jetson_is_a_wheel_not_built_for_it():
 def test_a_precision_the_program_uses_is_a_warning_where_the_gpu_lacks_it():
     asked = "I tested FP8 quantization on the RTX 3090 and it is slower\n"
     assert ("GD612", "precision-unsupported", Severity.WARNING) in _outcomes(asked)
+    assert ("GD612", "precision-unsupported", Severity.WARNING) in _outcomes("python train.py --bf16 on a Tesla T4\n")
     plain = "I tested quantization on the RTX 3090 and it is slower\n"
     assert ("GD612", "precision-unsupported", Severity.WARNING) not in _outcomes(plain)
     assert ("GD612", "precision-unsupported", Severity.INFO) in _outcomes(plain)
+
+
+@pytest.mark.parametrize("text, warned", [
+    ("Can GTX1080 support FP16? The CUDA Compute Capability of GTX1080 is 6.1\n", True),
+    ("python main.py --fp16 on a Tesla K40, and it is not faster\n", True),
+    ("python main.py --fp16 on a Tesla P100, and it is not faster\n", False),  # twice FP32's rate there
+    ("python main.py on a GTX 1080, and it is not faster\n", False),  # FP16 not named
+    ("deepspeed train.py --fp16 on 2x GTX 1080 Ti\n", True),
+])
+def test_fp16_named_on_a_gpu_without_fast_fp16_is_a_warning(text, warned):
+    findings = _report(text)[1].findings
+    fp16 = [f for f in findings if f.code == "GD612" and f.subject.endswith(" fp16")]
+    assert any(f.severity is Severity.WARNING for f in fp16) is warned
 
 
 @pytest.mark.parametrize("text, cc", [

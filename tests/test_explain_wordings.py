@@ -58,6 +58,12 @@ from gpudoctor.diagnose.catalog import match_text
     ("no-matching-distribution", "ERROR: No matching distribution found for mxnet-cu112==1.9.1"),
     ("no-matching-distribution", "ERROR: No matching distribution found for cudf-cu12==24.4.*"),
     ("no-matching-distribution", "ERROR: No matching distribution found for nvidia-cutlass-dsl"),
+    # any package of which pip saw no version at all
+    ("no-matching-distribution", "ERROR: Could not find a version that satisfies the requirement coqui-tts "
+                                 "(from versions: none)"),
+    ("no-matching-distribution", "  Could not find a version that satisfies the requirement ray (from versions: )"),
+    ("no-matching-distribution", "ERROR: Could not find a version that satisfies the requirement tensorrt==8.6.1 "
+                                 "(from versions: none)"),
     ("tensorrt-unsupported-sm", "ERROR: ../rtSafe/cuda/caskUtils.cpp (80) - Assertion Error in trtSmToCask: 0 "
                                 "(Unsupported SM.)"),
     ("tensorrt-unsupported-sm", "Target GPU SM 61 is not supported by this TensorRT release."),
@@ -182,3 +188,13 @@ from gpudoctor.diagnose.catalog import match_text
 def test_wording_variants_match(entry, message):
     matches = match_text(message)
     assert matches and matches[0].entry.id == entry
+
+
+@pytest.mark.parametrize("message", [
+    # versions were listed: pip found the package, only not the one asked for
+    "ERROR: Could not find a version that satisfies the requirement kaolin==0.18.0 (from versions: 0.1)",
+    "ERROR: Could not find a version that satisfies the requirement requests==9.0 (from versions: 2.31.0, 2.32.0)",
+])
+def test_pip_listing_versions_is_not_no_wheel_for_any_package(message):
+    assert not any(m.entry.id == "no-matching-distribution" for m in match_text(message))
+

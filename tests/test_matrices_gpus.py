@@ -77,10 +77,17 @@ def test_precision_rows_one_per_compute_capability_sorted() -> None:
 
 @pytest.mark.parametrize("p", M.table("gpus", "precision"), ids=lambda p: p.compute_capability)
 def test_precision_features_nest(p) -> None:
-    # Each generation adds to the last: fp4 => fp8 => bf16 => tf32 => fp16 tensor cores.
-    chain = (p.fp16_tensor_cores, p.tf32, p.bf16, p.fp8, p.fp4)
+    # Each generation adds to the last: fp4 => fp8 => bf16 => tf32 => fp16 tensor cores => fast fp16.
+    chain = (p.fp16, p.fp16_tensor_cores, p.tf32, p.bf16, p.fp8, p.fp4)
     assert list(chain) == sorted(chain, reverse=True), chain
     assert p.source.strip()
+
+
+@pytest.mark.parametrize("cc, fast", [("3.5", False), ("5.2", False), ("5.3", True), ("6.0", True), ("6.1", False),
+                                      ("6.2", True), ("7.0", True), ("8.9", True)])
+def test_fast_fp16_follows_the_programming_guides_throughput_table(cc, fast) -> None:
+    # FP16 results per clock per SM: none on 3.x/5.0/5.2, 256 on 5.3, 128 on 6.0, 2 on 6.1 (FP32: 128).
+    assert M.precision(cc).fp16 is fast
 
 
 def test_unlisted_minor_inherits_its_major() -> None:

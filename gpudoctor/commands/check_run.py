@@ -12,9 +12,9 @@ from __future__ import annotations
 import errno
 
 from gpudoctor.exits import echo
+from gpudoctor.matrices.records.gpus import PRECISIONS
 from gpudoctor.render.emit import FORMATS as COMMAND_FORMATS
 
-PRECISIONS = ("tf32", "bf16", "fp8")
 
 # check's options, spelled as commands/check.py declares them (a test holds the
 # two together): flags, options that take one value, and the values a choice allows.

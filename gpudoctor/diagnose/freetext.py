@@ -207,8 +207,10 @@ def parse(p: Paste, f: Facts) -> None:
             f.extra_reads.append(Read("machine.no_gpu_said", m.group(0), src))
             break
     seen: set[str] = set()
-    for m in p.scan(_PRECISION_USED, "fp8", "float8", "e4m3", "e5m2", "bf16", "bfloat16"):
-        name = "bf16" if m.group(0).lower().startswith("b") else "fp8"
+    for m in p.scan(_PRECISION_USED, "fp8", "float8", "e4m3", "e5m2", "bf16", "bfloat16", "fp16", "float16", "half",
+                    "mixed"):
+        word = m.group(0).lower().lstrip("-")
+        name = "bf16" if word.startswith("b") else "fp8" if "8" in word or word.startswith("e") else "fp16"
         if name not in seen:
             seen.add(name)
             f.extra_reads.append(Read("precision.used", name, p.where("precision named", m.start(), claim=False)))
@@ -333,7 +335,9 @@ _OLDER_WORKS = re.compile(
 
 # A precision the paste's program uses or asks for ("FP8 quantization", torch_dtype=torch.bfloat16, --bf16):
 # where the GPU lacks it in hardware, that lack is no longer mere information.
-_PRECISION_USED = re.compile(r"(?<![\w-])(?:fp8|float8(?:_e4m3fn|_e5m2)?|e4m3|e5m2|bf16|bfloat16)(?![\w-])", re.I)
+# A precision named as a word or a flag (--bf16), not inside a name (model-fp8-e4m3).
+_PRECISION_USED = re.compile(r"(?<![\w-])(?:--)?(?:fp8|float8(?:_e4m3fn|_e5m2)?|e4m3|e5m2|bf16|bfloat16|fp16|float16"
+                             r"|half[- ]precision|mixed[- ]precision)(?![\w-])", re.I)
 
 
 def _gpus(p: Paste, f: Facts) -> None:

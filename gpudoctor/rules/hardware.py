@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gpudoctor.findings import Fix, Severity
 from gpudoctor.matrices import Matrices
+from gpudoctor.matrices.records.gpus import PRECISIONS
 from gpudoctor.rules.common import (
     ev,
     ev_value,
@@ -221,11 +222,11 @@ def device_order(s: Snapshot, m: Matrices) -> Findings:
         )
 
 
-PRECISIONS = ("tf32", "bf16", "fp8")
 
 
 @rule("GD612", "precision-unsupported", "precision-unsupported", Severity.INFO,
-      "A GPU lacks a precision (TF32, BF16, FP8) in hardware; --require-precision makes it an error.", FAMILY, since="0.1.0")
+      "A GPU lacks a precision (fast FP16, TF32, BF16, FP8) in hardware; --require-precision makes it an error.",
+      FAMILY, since="0.1.0")
 def precision(s: Snapshot, m: Matrices) -> Findings:
     for g in need_gpus(s):
         cc = gpu_cc(g)
@@ -236,13 +237,16 @@ def precision(s: Snapshot, m: Matrices) -> Findings:
             if getattr(row, p):
                 continue
             yield precision.finding(
-                f"{gpu_label(g)} has no hardware {p.upper()}", subject=f"GPU {g.index} {p}",
+                f"{gpu_label(g)} has no {'fast' if p == 'fp16' else 'hardware'} {p.upper()}", subject=f"GPU {g.index} {p}",
                 evidence=[gpu_evidence(g), ev_value(f"precision.{p}", False, row.source)],
                 fix=Fix(_PRECISION_ADVICE[p]),
             )
 
 
 _PRECISION_ADVICE = {
+    "fp16": "FP16 runs no faster than FP32 here (no native FP16 arithmetic before sm_53, 1/64 of the FP32 rate on "
+            "sm_61: GTX 10xx, P4/P40; tensor cores from sm_70): mixed precision saves memory but not time, and "
+            "FP16 engines (TensorRT, CTranslate2) refuse or fall back. Train and infer in FP32 here.",
     "tf32": "TF32 needs sm_80 (Ampere) or newer; FP32 matmuls run at full FP32 cost here.",
     "bf16": "BF16 needs sm_80 (Ampere) or newer: use FP16 autocast with a GradScaler (torch.amp) instead; "
             "BF16 may be emulated slowly or rejected (e.g. torch_dtype=torch.bfloat16 on a T4).",

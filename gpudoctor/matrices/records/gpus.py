@@ -56,12 +56,17 @@ class GpuFamily:
     note: str = ""
 
 
+# The precisions GD612 and --require-precision judge, each a PrecisionSupport field.
+PRECISIONS = ("fp16", "tf32", "bf16", "fp8")
+
+
 @frozen
 class PrecisionSupport:
     """gpus.toml [[precision]]: hardware precision support by compute capability."""
 
     compute_capability: str  # exact: "8.9"
     fp16_tensor_cores: bool
+    fp16: bool  # FP16 arithmetic at least as fast as FP32 (not on 3.x, 5.0, 5.2, 6.1)
     tf32: bool
     bf16: bool
     fp8: bool
