@@ -22,6 +22,11 @@ from gpudoctor.diagnose.catalog import match_text
     ("driver-insufficient", "Cuda error(35),CUDA driver version is insufficient for CUD runtime version"),
     ("driver-insufficient", "I find the error CUDAError InsufficientDriver. My CUDA version is 12.9.41"),
     ("driver-insufficient", "cuda.bindings.driver.CUresult.CUDA_ERROR_INSUFFICIENT_DRIVER"),
+    ("driver-insufficient", "    The CUDA driver was found, but it is too old. The CUDA driver on your system supports "
+                            "CUDA version 5.5. The required CUDA version"),  # MATLAB
+    ("container-cuda-requirement", "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, "
+                                   "please update your driver to a newer version"),
+    ("container-cuda-requirement", "nvidia-container-cli: requirement error: unsatisfied condition: driver < 385"),
     ("container-no-gpu-runtime",
      'Error response from daemon: could not select device driver "nvidia" with capabilities: [[gpu]]'),
     ("container-no-gpu-runtime", "Getting `could not select device driver with capabilities: [[gpu]]`"),
