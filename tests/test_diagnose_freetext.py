@@ -221,6 +221,14 @@ def test_driver_in_other_languages(text, driver):
     assert snap(text).driver.version.value == driver
 
 
+@pytest.mark.parametrize("text", [
+    "only Nvidia driver 546.33 and later is supported", "it requires driver 550 or newer", "needs at least driver 470",
+    "minimum driver 525", "NVIDIA driver 550+ is required",
+])
+def test_a_driver_something_needs_is_not_the_installed_one(text):
+    assert snap(text + "\n").driver.version.value is None
+
+
 @pytest.mark.parametrize("text, fact, value", [
     ("CUDA版本：11.8", "cuda", "11.8"), ("cudnn版本: 8.9", "cudnn", "8.9"), ("pytorch的版本是1.13.1", "torch", "1.13.1"),
     ("torch版本为1.12.0", "torch", "1.12.0"), ("Pythonバージョン：3.10", "python", "3.10"),

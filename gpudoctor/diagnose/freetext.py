@@ -83,6 +83,12 @@ _DRIVER_WORDS = ("driver", "驱动", "驅動", "ドライバ", "드라이버", "
 _DRIVER = re.compile(r"(?:\bnvidia[ \t_-]{1,2})?(?:\bdrivers?|驱动(?:版本|程序)?|驅動(?:版本|程式)?|ドライバー?(?:バージョン)?|"
                      r"드라이버(?:[ \t]?버전)?|\bдрайвер[а-я]{0,3}|\bcontrolador(?:es)?)" + _SEP +
                      r"(\d{3}(?:\.\d{1,3}){0,2})\b(?!\.?\d)", re.I)
+# A driver given as a floor: "driver 546.33 and later", "driver 550+ is required", "requires driver 535",
+# "at least driver 470", "minimum driver version 525".
+_DRIVER_FLOOR_AFTER = re.compile(r"(?:\+|[ \t]{1,2}(?:and|or)[ \t](?:later|newer|higher|above|up)\b|"
+                                 r"[ \t]{1,2}(?:is|are)[ \t](?:required|needed)\b)", re.I)
+_DRIVER_FLOOR_BEFORE = re.compile(r"(?:\bat least|\bminimum|\brequires?|\bneeds?|\b>=)[ \t]{1,2}(?:an?[ \t]|the[ \t])?"
+                                  r"(?:nvidia[ \t])?$", re.I)
 STATED_CUDA = re.compile(r"\b(?:CUDA|cudatoolkit)(?:[ \t_-]{0,2}(toolkit|runtime))?" + _SEP +
                    r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?!\.?\d)", re.I)
 # A bare major, "installed with cuda11", "CUDA 12 is installed": only the major is known (not 11.0).
@@ -159,6 +165,8 @@ def parse(p: Paste, f: Facts) -> None:
 
     _frameworks(found, f)
     for m, src in found(_DRIVER, *_DRIVER_WORDS):
+        if _DRIVER_FLOOR_AFTER.match(p.text, m.end()) or _DRIVER_FLOOR_BEFORE.search(p.text, max(0, m.start() - 30), m.start()):
+            continue  # a driver something needs ("546.33 and later is supported"), not the one installed
         f.put("driver.version", m.group(1), src, STATED)
     for m, src in found(_BARE_DRIVER, "."):
         f.put("driver.version", m.group(1), src, STATED)
