@@ -256,6 +256,9 @@ MESSAGES = {
     "wsl-linux-driver-installed": "I installed the NVIDIA driver in WSL too, and now nvidia-smi fails there.",
     "wsl-libcuda-not-symlink": "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
     "wsl-libcuda-readlink": "OSError: [Errno 22] Invalid argument: '/usr/lib/wsl/lib/libcuda.so.1'",
+    "wsl-dxcore-init-failed": "WSL2 error: dxcore initialization failed, continuing assuming a non-WSL environment",
+    "jetson-container-empty-library": "./imagenet: error while loading shared libraries: "
+                                      "/usr/lib/aarch64-linux-gnu/libnvinfer.so.8: file too short",
     "docker-unknown-runtime": "docker: Error response from daemon: unknown or invalid runtime name: nvidia.",
     "cdi-unresolvable": "Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all",
     "singularity-nv-after-image": "/.singularity.d/actions/exec: 9: exec: --nv: not found",

@@ -27,6 +27,15 @@ from gpudoctor.diagnose.catalog import match_text
     ("container-cuda-requirement", "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, "
                                    "please update your driver to a newer version"),
     ("container-cuda-requirement", "nvidia-container-cli: requirement error: unsatisfied condition: driver < 385"),
+    ("wsl-dxcore-init-failed", "WSL2 error: dxcore initialization failed, continuing assuming a non-WSL environment"),
+    ("jetson-container-empty-library", "./segnet-console: error while loading shared libraries: "
+                                       "/usr/lib/aarch64-linux-gnu/libnvinfer.so.7: file too short"),
+    ("jetson-container-empty-library", "/usr/lib/aarch64-linux-gnu/tegra/libnvsocsys.so: file too short"),
+    ("deepspeed-cuda-mismatch", '    raise Exception(f">- DeepSpeed Op Builder: Installed CUDA version {sys_cuda_version} '
+                                'does not match the "'),
+    ("cudnn-not-found", '...\\venv\\lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll" or one of its '
+                        'dependencies.'),
+    ("onnxruntime-cpu-package", "onnxruntime无法使用CUDAExecutionProvider"),
     ("container-no-gpu-runtime",
      'Error response from daemon: could not select device driver "nvidia" with capabilities: [[gpu]]'),
     ("container-no-gpu-runtime", "Getting `could not select device driver with capabilities: [[gpu]]`"),
