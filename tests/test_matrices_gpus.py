@@ -13,6 +13,7 @@ from gpudoctor.matrices import load_matrices
 from gpudoctor.matrices.gpu_names import all_words_in as _all_words_in
 from gpudoctor.matrices.gpu_names import normalise as _norm_gpu
 from gpudoctor.matrices.records import GpuModel
+from gpudoctor.matrices.records.gpus import PRECISIONS
 from gpudoctor.smoke.rates import achievable, board_class
 from gpudoctor.versions import compute_capability
 
@@ -88,6 +89,18 @@ def test_precision_features_nest(p) -> None:
 def test_fast_fp16_follows_the_programming_guides_throughput_table(cc, fast) -> None:
     # FP16 results per clock per SM: none on 3.x/5.0/5.2, 256 on 5.3, 128 on 6.0, 2 on 6.1 (FP32: 128).
     assert M.precision(cc).fp16 is fast
+
+
+@pytest.mark.parametrize("q", M.table("gpus", "precision_quirk"), ids=lambda q: q.pattern)
+def test_a_precision_quirk_names_its_examples_and_a_precision_its_row_has(q) -> None:
+    assert q.precision in PRECISIONS and getattr(M.precision(q.compute_capability), q.precision)
+    for name in q.examples:
+        assert M.precision_quirks(name, q.compute_capability) == [q], name
+
+
+@pytest.mark.parametrize("name", ["NVIDIA GeForce RTX 2080 Ti", "Tesla T4", "GeForce GTX 1080", "NVIDIA GeForce GTX 1070"])
+def test_boards_of_the_same_capability_have_no_quirk(name) -> None:
+    assert M.precision_quirks(name, "7.5") == [] and M.precision_quirks(name, "6.1") == []
 
 
 def test_unlisted_minor_inherits_its_major() -> None:

@@ -216,7 +216,7 @@ def parse(p: Paste, f: Facts) -> None:
             break
     seen: set[str] = set()
     for m in p.scan(_PRECISION_USED, "fp8", "float8", "e4m3", "e5m2", "bf16", "bfloat16", "fp16", "float16", "half",
-                    "mixed"):
+                    "mixed", "scalar type"):
         word = m.group(0).lower().lstrip("-")
         name = "bf16" if word.startswith("b") else "fp8" if "8" in word or word.startswith("e") else "fp16"
         if name not in seen:
@@ -345,7 +345,9 @@ _OLDER_WORKS = re.compile(
 # where the GPU lacks it in hardware, that lack is no longer mere information.
 # A precision named as a word or a flag (--bf16), not inside a name (model-fp8-e4m3).
 _PRECISION_USED = re.compile(r"(?<![\w-])(?:--)?(?:fp8|float8(?:_e4m3fn|_e5m2)?|e4m3|e5m2|bf16|bfloat16|fp16|float16"
-                             r"|half[- ]precision|mixed[- ]precision)(?![\w-])", re.I)
+                             r"|half[- ]precision|mixed[- ]precision"
+                             # torch's dtype errors name the Half tensors a program runs on
+                             r"|scalar type Half|Half but found)(?![\w-])", re.I)
 
 
 def _gpus(p: Paste, f: Facts) -> None:

@@ -12,7 +12,8 @@ from gpudoctor.diagnose.paste import Paste
 from gpudoctor.rules.runtimes import SHARED_MODULE
 
 _NAME = r"[A-Za-z0-9_][A-Za-z0-9._-]{0,80}"  # conda's own start with "_": _pytorch_select
-_FREEZE = re.compile(rf"^(?:\[(pip\d?)\] )?({_NAME})==([^\s;]{{1,60}})[ \t]*$", re.M)
+# Also as a list item in a sentence's markdown: "- `ctranslate2==4.4.0`".
+_FREEZE = re.compile(rf"^(?:\[(pip\d?)\] |[ \t]{{0,4}}[-*][ \t]{{1,2}}`?)?({_NAME})==([^\s;`]{{1,60}})`?[ \t]*$", re.M)
 _CONDA_TAGGED = re.compile(rf"^\[conda\] ({_NAME})[ \t]{{1,60}}(\S{{1,60}})(?:[ \t]{{1,60}}(\S{{1,80}}))?"
                            rf"(?:[ \t]{{1,60}}(\S{{1,40}}))?[ \t]*$", re.M)
 # "torch    2.1.0+cu121" (pip list), "pytorch  2.1.0  py3.10_cuda12.1_cudnn8.9.2_0  pytorch" (conda list)
@@ -150,7 +151,7 @@ def interpret(f: Facts) -> None:
         if name in pk:
             _framework(f, name, pk[name])
     for name, v in pk.items():
-        floored = re.fullmatch(r"(cudf|cuml|cugraph)(?:-cu(\d+))?|(numba-cuda|vllm|flash-attn)", name)
+        floored = re.fullmatch(r"(cudf|cuml|cugraph)(?:-cu(\d+))?|(numba-cuda|vllm|flash-attn|ctranslate2)", name)
         if floored:  # a GPU library with architecture floors (companions.toml [[gpu_library]])
             lib = floored.group(1) or floored.group(3)
             f.fw(lib, "version", v.value, v.source, v.rank)

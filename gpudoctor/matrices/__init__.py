@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -168,6 +169,13 @@ class Matrices(FrameworkQueries):
         """Every row whose words (or whose device name's words) match the name's,
         best first; close spellings excluded."""
         return [g for score, g in self._rank_gpus(name, None) if score < gpu_names.CLOSE_SPELLING]
+
+    def precision_quirks(self, name: str, cc: str | None) -> list[r.PrecisionQuirk]:
+        """The [[precision_quirk]] rows that name a board ('NVIDIA GeForce GTX 1660 SUPER') of
+        that compute capability."""
+        key = gpu_names.normalise(name)
+        return [q for q in self.table("gpus", "precision_quirk")
+                if q.compute_capability == cc and re.search(q.pattern, key)]
 
     def gpu_family(self, name: str) -> r.GpuFamily | None:
         """The family that gives a name's compute capability when no row does

@@ -233,14 +233,22 @@ def precision(s: Snapshot, m: Matrices) -> Findings:
         row = m.precision(cc) if cc else None
         if row is None:
             continue
+        quirks = {q.precision: q for q in m.precision_quirks(g.name or "", row.compute_capability)}
         for p in PRECISIONS:
-            if getattr(row, p):
-                continue
-            yield precision.finding(
-                f"{gpu_label(g)} has no {'fast' if p == 'fp16' else 'hardware'} {p.upper()}", subject=f"GPU {g.index} {p}",
-                evidence=[gpu_evidence(g), ev_value(f"precision.{p}", False, row.source)],
-                fix=Fix(_PRECISION_ADVICE[p]),
-            )
+            quirk = quirks.get(p) if getattr(row, p) else None
+            if quirk is not None:  # the architecture has it, this board does not do it right
+                yield precision.finding(
+                    f"{gpu_label(g)}: {p.upper()} is unreliable on this board", subject=f"GPU {g.index} {p}",
+                    evidence=[gpu_evidence(g), ev_value(f"precision.{p}", "unreliable", quirk.source)],
+                    fix=Fix(f"{quirk.effect}."),
+                )
+            elif not getattr(row, p):
+                yield precision.finding(
+                    f"{gpu_label(g)} has no {'fast' if p == 'fp16' else 'hardware'} {p.upper()}",
+                    subject=f"GPU {g.index} {p}",
+                    evidence=[gpu_evidence(g), ev_value(f"precision.{p}", False, row.source)],
+                    fix=Fix(_PRECISION_ADVICE[p]),
+                )
 
 
 _PRECISION_ADVICE = {

@@ -256,6 +256,45 @@ def frameworks_cudnn_majors(s: Snapshot, m: Matrices) -> Findings:
     )
 
 
+# Libraries that bring no cuDNN of their own and load the one on the library path by its major.
+_LOADS_CUDNN_MAJOR = ("ctranslate2",)
+_RELEASE_FOR_CUDNN = {9: ">=4.5.0", 8: "==4.4.0"}  # CTranslate2 for CUDA 12 (companions.toml)
+
+
+@rule("GD408", "library-loads-absent-cudnn-major", "cudnn-version-mismatch", Severity.WARNING,
+      "A library that loads the environment's cuDNN (CTranslate2) needs a cuDNN major the environment does not have.",
+      FAMILY, since="0.1.0")
+def library_cudnn_major(s: Snapshot, m: Matrices) -> Findings:
+    from gpudoctor.matrices import companion_queries as q
+
+    libs = [fw for fw in s.frameworks or () if fw.name in _LOADS_CUDNN_MAJOR and fw.version.known]
+    if not libs:
+        return
+    # What the environment offers: the cuDNN libraries the snapshot shows, and the one a CUDA torch brings.
+    offered: list[tuple[str | None, str]] = [(lib.version, lib.source) for lib in s.cudnn or () if lib.version]
+    offered += [(fw.cudnn.value, fw.cudnn.source) for fw in cuda_frameworks(s) if fw.name == "torch" and fw.cudnn.known]
+    majors = {_ver(v)[0]: (v, src) for v, src in offered if _ver(v)}
+    if not majors:
+        raise Unknown("no cuDNN is shown")
+    for fw in libs:
+        need = q.gpu_library_need(m, fw.name, fw.version.value, None, "cudnn_major")
+        if need is None or need[0] in majors:
+            continue
+        have = sorted(majors)
+        version, source = majors[have[-1]]
+        release = _RELEASE_FOR_CUDNN.get(have[-1])
+        yield library_cudnn_major.finding(
+            f"{fw.name} {fw.version.value} loads cuDNN {need[0]}; this environment has cuDNN "
+            f"{', '.join(str(v) for v in have)}", subject=fw.name,
+            evidence=[ev(f"{fw.name}.version", fw.version), ev_value(f"{fw.name}.cudnn_major", need[0], need[1]),
+                      ev_value("cudnn.version", version, source)],
+            fix=Fix(f"{fw.name} opens libcudnn*.so.{need[0]} (cudnn*64_{need[0]}.dll) by name and finds none: install "
+                    f"the {fw.name} release built for the cuDNN you have, or add a cuDNN {need[0]} (the nvidia-cudnn "
+                    "wheel) to the environment.",
+                    (f"pip install '{fw.name}{release}'",) if release else ()),
+        )
+
+
 RULES: tuple[Rule, ...] = (
     cudnn_drops_gpu,
     cudnn_mismatch,
@@ -264,4 +303,5 @@ RULES: tuple[Rule, ...] = (
     several_cudnn,
     nccl_mismatch,
     frameworks_cudnn_majors,
+    library_cudnn_major,
 )

@@ -28,6 +28,7 @@ MODULES = {
     "GpuFamily": "gpus",
     "GpuSharedName": "gpus",
     "PrecisionSupport": "gpus",
+    "PrecisionQuirk": "gpus",
     "TorchRelease": "torch",
     "TorchBuild": "torch",
     "TensorflowRelease": "tensorflow",
@@ -64,6 +65,7 @@ __all__ = [
     "MigShare",
     "MinorCompat",
     "OnnxruntimeRelease",
+    "PrecisionQuirk",
     "PrecisionSupport",
     "TensorflowRelease",
     "TorchBuild",
@@ -72,7 +74,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from gpudoctor.matrices.records.cuda import ArchDriver, ArchSupport, CudaToolkit, DriverBranch, MinorCompat
-    from gpudoctor.matrices.records.gpus import GpuFamily, GpuModel, GpuSharedName, PrecisionSupport
+    from gpudoctor.matrices.records.gpus import GpuFamily, GpuModel, GpuSharedName, PrecisionQuirk, PrecisionSupport
     from gpudoctor.matrices.records.torch import TorchBuild, TorchRelease
     from gpudoctor.matrices.records.tensorflow import TensorflowRelease
     from gpudoctor.matrices.records.jax import JaxRelease

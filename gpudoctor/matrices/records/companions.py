@@ -45,7 +45,7 @@ class GpuLibrary:
     """companions.toml [[gpu_library]]: needs of a GPU library over a release range
     (inclusive), optionally for one CUDA major. Unset fields are not known for it."""
 
-    package: str  # "rapids" (cudf, cuml, cugraph share the release) | "numba-cuda" | "vllm" | "flash-attn"
+    package: str  # "rapids" (cudf, cuml, cugraph share the release) | "numba-cuda" | "vllm" | "flash-attn" | "ctranslate2"
     version_from: str
     source: str
     version_to: str | None = None
@@ -54,6 +54,7 @@ class GpuLibrary:
     min_driver_linux: str | None = None
     python_min: str | None = None
     python_max: str | None = None
+    cudnn_major: int | None = None  # the cuDNN major it loads at run time (CTranslate2)
     note: str = ""
 
 

@@ -56,6 +56,21 @@ class GpuFamily:
     note: str = ""
 
 
+@frozen
+class PrecisionQuirk:
+    """gpus.toml [[precision_quirk]]: boards whose compute capability's [[precision]] row is
+    right for the architecture and wrong for them. `pattern` is matched against the
+    normalised name, as a family's."""
+
+    pattern: str  # "^gtx 16[3-6]0\\b"
+    compute_capability: str
+    precision: str  # one of PRECISIONS
+    examples: tuple[str, ...]  # names that must match
+    effect: str  # what goes wrong, for the finding
+    source: str
+    note: str = ""
+
+
 # The precisions GD612 and --require-precision judge, each a PrecisionSupport field.
 PRECISIONS = ("fp16", "tf32", "bf16", "fp8")
 
