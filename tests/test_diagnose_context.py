@@ -103,6 +103,11 @@ def test_a_precision_the_program_uses_is_a_warning_where_the_gpu_lacks_it():
     ("python main.py --fp16 on a Tesla P100, and it is not faster\n", False),  # twice FP32's rate there
     ("python main.py on a GTX 1080, and it is not faster\n", False),  # FP16 not named
     ("deepspeed train.py --fp16 on 2x GTX 1080 Ti\n", True),
+    # Turing without tensor cores: FP16 is fast but its cuDNN convolutions have returned NaN
+    ("GPU: 1660 Super 6GB\nexpected scalar type Half but found Float\n", True),
+    ("generating plain green images. 1650 gpu, half precision\n", True),
+    ("generating plain green images on my RTX 2080, half precision\n", False),  # the same CC, a correct FP16
+    ("GPU: 1660 Super 6GB, it is slow\n", False),  # FP16 not named
 ])
 def test_fp16_named_on_a_gpu_without_fast_fp16_is_a_warning(text, warned):
     findings = _report(text)[1].findings
@@ -248,3 +253,17 @@ def test_a_pulled_gpu_image_places_the_paste_in_a_container():
              "UserWarning: You are using GPU version Paddle, but your CUDA device is not set properly. CPU device will "
              "be used by default.\n")
     assert any(cat == "container-no-gpu" for _, cat, _ in _outcomes(paste))
+
+
+def test_an_install_command_the_failing_environment_never_got_does_not_make_the_build():
+    # cu128 builds carry sm_120, so the warning means the command went into another environment:
+    # the one that failed has a build older than the GPU
+    paste = ("RTX 5060 Ti with CUDA capability sm_120 is not compatible with the current PyTorch installation.\n"
+             "pip3 install torch torchvision --index-url https://download.pytorch.org/whl/cu128\nbut still got error\n")
+    assert ("GD801", "arch-too-new-for-cuda", Severity.ERROR) in _outcomes(paste)
+
+
+def test_no_kernel_image_beside_an_older_gpu_is_the_newer_ones_missing_cuda():
+    paste = ("RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+             "It ran on my RTX 4070 before; with the RTX 5090 it does not.\n")
+    assert ("GD801", "arch-too-new-for-cuda", Severity.ERROR) in _outcomes(paste)

@@ -90,6 +90,9 @@ def test_a_bare_wheel_tag_needs_a_line_of_its_own(text):
     ("I have a GeForce 9600M GT", "GeForce 9600M GT", "1.1"),
     ("GPU: GeForce 8800 GTX", "GeForce 8800 GTX", "1.0"),  # one GPU, not a second "GTX 8800"
     ("I have an old K2000 in my desktop PC", "Quadro K2000", "3.0"),  # a Quadro typed without its line
+    ("GPU:3090", "RTX 3090", "8.6"),  # a form's answer after the colon, not a port
+    ("CUDA error，是目前还不支持5090吗？", "RTX 5090", "12.0"),  # no ASCII boundary after the number
+    ("The computing power of 3090 is 8.6. Does it no longer support FP8?", "RTX 3090", "8.6"),
 ])
 def test_gpu_names_as_typed(text, name, cc):
     s = snap(text)
@@ -109,7 +112,8 @@ def test_a_model_typed_short_and_its_full_board_name_are_one_gpu(text, names):
 
 @pytest.mark.parametrize("text", ["listening on port 3080", "in 2080 we will", "my server at localhost:3080", "AMD MI300X here",
                                   "version 1060 of the file", "my Radeon RX 7900 XTX",
-                                  "my 960 photos", "timeout after 750 ms"])
+                                  "my 960 photos", "timeout after 750 ms", "port:5090 is free",
+                                  "supported since 2050 releases"])
 def test_no_gpu_where_there_is_none(text):
     s = snap(text)
     assert not s.gpus or all(g.compute_capability is None for g in s.gpus)

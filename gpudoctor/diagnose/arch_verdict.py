@@ -56,6 +56,9 @@ def arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> str
             can = parse_arch_list(m.arch_support(fw.cuda.value))
             reach = max((e.cc for e in can), default=None)
             entries = entries or can
+        if entries and _asked_for_not_installed(fw, entries, ccs):
+            reach = None
+            continue
         if entries:
             low, high = min(e.cc for e in entries), max(e.cc for e in entries)
             break
@@ -79,6 +82,17 @@ def arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> str
             _against_current_builds(bounds, m))):
         return "arch-dropped"  # every board the name is sold as is older than the build or the CUDA
     return "arch-not-in-build"
+
+
+def _asked_for_not_installed(fw, entries: list, ccs: list) -> bool:
+    """A build known only from the paste's install command ("--index-url .../cu128") whose
+    architectures cover the GPU that the error says the build lacks: the command did not
+    reach the environment that failed (another Python, a venv the app does not use), so it
+    says nothing of the build there."""
+    if not ccs or not (fw.cuda.source or "").startswith("install command"):
+        return False
+    low, high = min(e.cc for e in entries), max(e.cc for e in entries)
+    return all(low <= c and (c <= high or c.major == high.major) for c in ccs)
 
 
 def _against_stated_cuda(ccs: list, s: Snapshot, m: Matrices) -> str | None:
@@ -148,7 +162,9 @@ def _against_current_builds(ccs: list, m: Matrices) -> str:
         return "arch-not-in-build"
     if all(c < min(e.cc for e in entries) for entries in lists for c in ccs):
         return "arch-dropped"
-    if any(all(c.major > max(e.cc for e in entries).major for c in ccs) for entries in lists):
+    # Of several GPUs, one newer than a build's CUDA is enough for the error (CUDA numbers the
+    # fastest GPU first); an older one among them has a current build that runs it.
+    if any(c.major > max(e.cc for e in entries).major for entries in lists for c in ccs):
         return "arch-too-new-for-cuda"
     return "arch-not-in-build"
 

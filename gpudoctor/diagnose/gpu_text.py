@@ -26,12 +26,17 @@ _QUADRO_K = re.compile(r"K\d{3,4}")  # a Kepler/Maxwell Quadro typed without its
 # A trailing capital S is the SUPER ("2080S"), a small one a plural ("dual 3090s").
 # GTX 7xx/9xx are three digits, a shape too common in prose to take without their Ti ("a 750 ti", "980ti").
 GPU_NUMBER = re.compile(r"(?<![A-Za-z0-9_.$#:/-])((?:[2-5]0[5-9]0|1[06][3-8]0)(?:[ \t]?(?i:ti|super|d)|S)?|"
-                         r"[79][5-8]0[ \t]?(?i:ti))s?(?![\w.%-])")
+                         r"[79][5-8]0[ \t]?(?i:ti))s?(?![A-Za-z0-9_.%-])")
 # After a colon a bare number may be a port ("localhost:3080"); with Ti or SUPER it is a GPU ("platform:5070ti").
-GPU_NUMBER_AFTER_COLON = re.compile(r"(?<=:)((?:[2-5]0[5-9]0|1[06][3-8]0)[ \t]?(?i:ti|super))(?![\w.%-])")
+GPU_NUMBER_AFTER_COLON = re.compile(r"(?<=:)((?:[2-5]0[5-9]0|1[06][3-8]0)[ \t]?(?i:ti|super))(?![A-Za-z0-9_.%-])|"
+                                    # a form's answer: "GPU:3090", "显卡：4090"
+                                    r"(?i:gpu|card|显卡|顯卡)s?[ \t]*[:：][ \t]*((?:[2-5]0[5-9]0|1[06][3-8]0)"
+                                    r"(?:[ \t]?(?i:ti|super))?)(?![A-Za-z0-9_.%-])")
 _SUFFIXED = re.compile(r"(?i:ti|super)$")
+_YEAR_BEFORE = re.compile(r"\b(?:in|since|by|until|till|year)[ \t]$", re.I)
 _GPU_PREFIX = re.compile(r"(?:(?:NVIDIA|Tesla|GeForce)[ \t]{1,2}){1,3}$", re.I)
 _GPU_CONTEXT = re.compile(r"gpu|graphics|card|nvidia|geforce|device|tesla|instance|vram|\bon (?:a|an|my|the)\b|"
+                          r"\bcomput(?:e|ing) (?:capability|power)\b|算力|\bsupport(?:s|ed)?\b|支持|换成|換成|"
                           r"\b(?:have|got|bought|using|use|uses|with) (?:a|an|two|dual)\b|"
                           r"\bmy\b|\bdual\b|\b\d[ \t]?x\b|显卡|顯卡|グラボ|グラフィック|그래픽|видеокарт|tarjeta", re.I)
 # Every family name contains one of these words, every line that may name a
@@ -40,6 +45,7 @@ GPU_WORDS = ("rtx", "gtx", "gt ", "gt-", "mx", "titan", "quadro", "jetson", "gef
               "h100", "h200", "h800", "h20", "gh200", "b200", "b100", "b300", "gb200", "gb300", "v100", "p100",
               "k80", "k40", "k20", "m40", "m60")
 CONTEXT_WORDS = ("gpu", "graphics", "card", "nvidia", "geforce", "device", "tesla", "instance", "vram", " on ", "my ",
+                  "compute capability", "computing power", "算力", "support", "支持", "换成", "換成",
                   "have a", "got a", "bought a", "using a", "use a", "uses a", "with a", "with two", "with dual",
                   "dual", "x ", "显卡", "顯卡", "グラボ", "グラフィック", "그래픽", "видеокарт", "tarjeta")
 NUMBER_FIRST = re.compile(r"\b(\d{4})[ \t]?(ti|super)?[ \t]{1,2}(RTX|GTX)\b", re.I)
@@ -74,9 +80,12 @@ def gpu_names(text: str) -> list[str]:
     # A model number with its Ti or SUPER is a GPU anywhere ("would a 750 ti do?"); a bare one
     # only where the line speaks of hardware.
     for m in (*GPU_NUMBER.finditer(text), *GPU_NUMBER_AFTER_COLON.finditer(text)):
-        if any(a <= m.start() < b for a, b in taken) or not (context or _SUFFIXED.search(m.group(1))):
+        typed = m.group(1) or m.group(2)
+        if any(a <= m.start(m.lastindex or 1) < b for a, b in taken) or not (context or _SUFFIXED.search(typed)):
             continue
-        number = re.sub(r"(\d)S$", r"\1 SUPER", m.group(1))
+        if not _SUFFIXED.search(typed) and _YEAR_BEFORE.search(text, max(0, m.start() - 8), m.start()):
+            continue  # "since 2060", "in 2080": a year
+        number = re.sub(r"(\d)S$", r"\1 SUPER", typed)
         family = "GTX" if number[:2] in ("10", "16") or len(number.split()[0].rstrip("TtIi")) == 3 else "RTX"
         names.append(f"{family} {number}")
     for m in NUMBER_FIRST.finditer(text):  # "3080 RTX" -> "RTX 3080", not inside "GeForce 8800 GTX"
