@@ -256,6 +256,8 @@ MESSAGES = {
     "wsl-linux-driver-installed": "I installed the NVIDIA driver in WSL too, and now nvidia-smi fails there.",
     "wsl-libcuda-not-symlink": "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
     "wsl-libcuda-readlink": "OSError: [Errno 22] Invalid argument: '/usr/lib/wsl/lib/libcuda.so.1'",
+    "containerd-no-nvidia-runtime": 'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox '
+                                    'runtime: no runtime for "nvidia" is configured',
     "wsl-dxcore-init-failed": "WSL2 error: dxcore initialization failed, continuing assuming a non-WSL environment",
     "jetson-container-empty-library": "./imagenet: error while loading shared libraries: "
                                       "/usr/lib/aarch64-linux-gnu/libnvinfer.so.8: file too short",

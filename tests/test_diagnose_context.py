@@ -267,3 +267,10 @@ def test_no_kernel_image_beside_an_older_gpu_is_the_newer_ones_missing_cuda():
     paste = ("RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
              "It ran on my RTX 4070 before; with the RTX 5090 it does not.\n")
     assert ("GD801", "arch-too-new-for-cuda", Severity.ERROR) in _outcomes(paste)
+
+
+def test_onnxruntime_naming_a_cuda_major_the_machine_lacks_is_a_build_for_another_cuda():
+    line = ("[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 onnxruntime::python::CreateExecutionProviderInstance]"
+            " Failed to create CUDAExecutionProvider. Require cuDNN 9.* and CUDA 12.*, and the latest MSVC runtime.\n")
+    assert ("GD805", "framework-cuda-mismatch", Severity.ERROR) in _outcomes("My CUDA is 11.7.\n" + line)
+    assert ("GD805", "framework-cuda-mismatch", Severity.ERROR) not in _outcomes("My CUDA is 12.4.\n" + line)

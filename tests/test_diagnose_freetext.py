@@ -99,6 +99,14 @@ def test_gpu_names_as_typed(text, name, cc):
     assert [(g.name, g.compute_capability) for g in s.gpus] == [(name, cc)]
 
 
+@pytest.mark.parametrize("text, names", [
+    ("It works fine for 4090 but for 5090 it has the following error.", ["RTX 4090", "RTX 5090"]),
+    ("ports 3080 and 5050 are open", []),  # numbers compared on a line about the network are ports
+])
+def test_two_model_numbers_compared_on_a_line_are_gpus(text, names):
+    assert [g.name for g in snap(text + "\n").gpus or ()] == names
+
+
 @pytest.mark.parametrize("text,names", [
     ("Failed to run with a P100 GPU\nCompute 6.0 CUDA device: [Tesla P100-PCIE-16GB]", ["Tesla P100-PCIE-16GB"]),
     ("A100 GPU generates 11 tokens/s\n  Device 0: NVIDIA A100-SXM4-80GB, compute capability 8.0",

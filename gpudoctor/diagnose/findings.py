@@ -21,7 +21,8 @@ from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.diagnose.library_verdict import (LIBRARY_NOT_LOADED_CODES, TORCH_CUDNN_FIRST_FIX, TWO_CUDNN_MAJORS_FIX,
                                                 bundles_its_cudnn, cuda_dirs_on_library_path, cudnn_loaded_from_library_path,
                                                 cudnn_major_without_the_cuda, framework_with_another_cudnn_major,
-                                                library_not_loaded_category, other_cudnn_major_shown)
+                                                library_not_loaded_category, other_cuda_major_shown,
+                                                other_cudnn_major_shown)
 from gpudoctor.diagnose.collect import Read
 from gpudoctor.doctor import Report, judge, verdicts
 from gpudoctor.findings import Evidence, Finding, Fix, Outcome, RuleResult, Severity, sort_findings
@@ -86,6 +87,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
                 ("cudnn-missing" if absent and not toolkit_shown else category)
         if other_cudnn_major_shown(sig.text, sig.source, d.snapshot):
             category = "cudnn-version-mismatch"
+        if other_cuda_major_shown(sig.text, sig.source, d.snapshot):
+            category = "framework-cuda-mismatch"
         torch_first = next((r for r in d.reads if r.fact == "torch.imported"), None) \
             if entry.id in ("cudnn-version-mismatch-jax", "cudnn-version-mismatch-tf") else None
         if entry.code == "GD805" and cudnn_major_without_the_cuda(sig.text, d.snapshot, m):

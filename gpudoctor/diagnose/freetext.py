@@ -352,7 +352,8 @@ _PRECISION_USED = re.compile(r"(?<![\w-])(?:--)?(?:fp8|float8(?:_e4m3fn|_e5m2)?|
 
 def _gpus(p: Paste, f: Facts) -> None:
     hits = [*p.scan(GPU_FAMILY, *GPU_WORDS), *p.scan(GPU_SHORT, *CONTEXT_WORDS),
-            *p.scan(GPU_NUMBER, *CONTEXT_WORDS, "ti", "super"), *p.scan(GPU_NUMBER_AFTER_COLON, *CONTEXT_WORDS),
+            *p.scan(GPU_NUMBER, *CONTEXT_WORDS, "ti", "super", " but ", " vs", " than ", " and ", " or "),
+            *p.scan(GPU_NUMBER_AFTER_COLON, *CONTEXT_WORDS),
             *p.scan(NUMBER_FIRST, "rtx", "gtx"), *p.scan(SERIES, "xx", "series")]
     hit_lines = sorted({p.line_no(m.start()) for m in hits})
     hit_lines = [n for n in hit_lines if n not in p.claimed]

@@ -33,6 +33,7 @@ GPU_NUMBER_AFTER_COLON = re.compile(r"(?<=:)((?:[2-5]0[5-9]0|1[06][3-8]0)[ \t]?(
                                     r"(?i:gpu|card|显卡|顯卡)s?[ \t]*[:：][ \t]*((?:[2-5]0[5-9]0|1[06][3-8]0)"
                                     r"(?:[ \t]?(?i:ti|super))?)(?![A-Za-z0-9_.%-])")
 _SUFFIXED = re.compile(r"(?i:ti|super)$")
+_NETWORK = re.compile(r"\bports?\b|localhost|://|\b\d{1,3}(?:\.\d{1,3}){3}\b", re.I)  # numbers that are ports
 _YEAR_BEFORE = re.compile(r"\b(?:in|since|by|until|till|year)[ \t]$", re.I)
 _GPU_PREFIX = re.compile(r"(?:(?:NVIDIA|Tesla|GeForce)[ \t]{1,2}){1,3}$", re.I)
 _GPU_CONTEXT = re.compile(r"gpu|graphics|card|nvidia|geforce|device|tesla|instance|vram|\bon (?:a|an|my|the)\b|"
@@ -79,6 +80,9 @@ def gpu_names(text: str) -> list[str]:
                   for m in GPU_SHORT.finditer(text) if not any(a <= m.start() < b for a, b in taken)]
     # A model number with its Ti or SUPER is a GPU anywhere ("would a 750 ti do?"); a bare one
     # only where the line speaks of hardware.
+    bare = {m.group(1).lower() for m in GPU_NUMBER.finditer(text)}
+    # Two model numbers compared on one line are GPUs ("works fine for 4090 but for 5090").
+    context = context or (len(bare) >= 2 and not _NETWORK.search(text))
     for m in (*GPU_NUMBER.finditer(text), *GPU_NUMBER_AFTER_COLON.finditer(text)):
         typed = m.group(1) or m.group(2)
         if any(a <= m.start(m.lastindex or 1) < b for a, b in taken) or not (context or _SUFFIXED.search(typed)):

@@ -87,6 +87,23 @@ def other_cudnn_major_shown(text: str, source: str, s: Snapshot) -> bool:
     return bool(majors) and int(m.group(1)) not in majors
 
 
+_REQUIRE_CUDA = re.compile(r"Require cuDNN \d+\.\* and CUDA (\d+)\.", re.I)
+
+
+def other_cuda_major_shown(text: str, source: str, s: Snapshot) -> bool:
+    """The message names the CUDA major its build wants (ONNX Runtime's "Require cuDNN 9.*
+    and CUDA 12.*") and the CUDA the paste shows installed, on other lines, is only of other
+    majors: a build for another CUDA, not a missing library."""
+    m = _REQUIRE_CUDA.search(text)
+    if m is None:
+        return False
+    line = source_line(source)
+    majors = {(parse_numeric(rt.version or "") or (None,))[0] for rt in s.cuda_runtimes or ()
+              if rt.kind != "driver" and rt.version and (line is None or source_line(rt.source) != line)}
+    majors.discard(None)
+    return bool(majors) and int(m.group(1)) not in majors
+
+
 def framework_with_another_cudnn_major(text: str, s: Snapshot):
     """A cuDNN library of major N cannot be found while a framework in the same
     environment brings its own cuDNN of another major (torch >= 2.4 wheels carry cuDNN
