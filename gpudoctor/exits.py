@@ -62,6 +62,13 @@ def guarded(call: Callable[[], object], debug: bool) -> int:
     except BrokenPipeError:
         return ExitCode.OK
     except Exception as exc:  # noqa: BLE001 - last line of defence: no tracebacks for users
+        interrupt = _interrupt_inside(exc)
+        if interrupt is not None:  # a signal during an import: Python wraps it ("Error calling __set_name__")
+            if isinstance(interrupt, Terminated):
+                stop_children()
+                echo("Terminated.", err=True)
+                return 143
+            return _aborted()
         click = sys.modules.get("click")
         if click is not None:  # only code that imported click raises its exceptions
             if isinstance(exc, click.exceptions.Abort):
@@ -84,6 +91,20 @@ def guarded(call: Callable[[], object], debug: bool) -> int:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     return int(rc) if isinstance(rc, int) else 0
+
+
+def _interrupt_inside(exc: BaseException) -> BaseException | None:
+    """The Ctrl-C or SIGTERM an error was raised from, if any: Python re-raises what a
+    class body's __set_name__ raised as a RuntimeError, so a signal that lands while a
+    module defines its classes arrives as that error's cause."""
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen and len(seen) < 20:
+        if isinstance(link, (KeyboardInterrupt, Terminated)):
+            return link
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return None
 
 
 def _aborted() -> int:

@@ -120,6 +120,18 @@ def test_an_error_ends_as_it_ends_under_click(monkeypatch, capsys, error):
     assert by_click[0] in (0, 1, 2, 3, 130, 143)
 
 
+@pytest.mark.parametrize("interrupt, code", [(Terminated, 143), (KeyboardInterrupt, 130)], ids=["sigterm", "ctrl-c"])
+def test_a_signal_that_lands_while_a_class_is_defined_ends_as_the_signal(capsys, interrupt, code):
+    def importing():  # Python re-raises what __set_name__ raised as a RuntimeError
+        try:
+            raise interrupt()
+        except BaseException as exc:
+            raise RuntimeError("Error calling __set_name__ on 'Field' instance 'check' in 'Rule'") from exc
+
+    assert guarded(importing, False) == code
+    assert "internal error" not in capsys.readouterr().err
+
+
 def test_a_shell_asking_for_completions_gets_clicks_answer():
     proc = run_module("check", "--json", env=dict(os.environ, _GPUDOCTOR_COMPLETE="bash_source"))
     assert proc.returncode == 0 and "_gpudoctor_completion" in proc.stdout
