@@ -205,6 +205,22 @@ def test_an_answer_quoted_in_a_sentence_is_a_stated_fact(text, answer):
                                           if r.fact == "torch.is_available")
 
 
+@pytest.mark.parametrize("text, build, cuda, version", [
+    ("my torch.version.cuda is 9.0.176, but my nvcc --version is 10.0\n", "cuda", "9.0", None),
+    ("torch.version.cuda returns None here\n", "cpu", None, None),
+    ("torch.__version__ is 1.13.1+cu117\n", "cuda", "11.7", "1.13.1+cu117"),  # its wheel tag names the build
+    ("torch.version.cuda should be 12.1\n", None, None, None),  # what is expected, not the answer
+])
+def test_a_version_quoted_in_a_sentence_is_a_stated_fact(text, build, cuda, version):
+    t = fw(text)
+    assert (t.build.value if t else None, t.cuda.value if t else None, t.version.value if t else None) == \
+        (build, cuda, version)
+
+
+def test_a_pip_pin_glued_to_chinese_text_keeps_its_version_only():
+    assert fw("tensorflow-gpu==1.14.0下默认使用cpu进行训练\n", "tensorflow").version.value == "1.14.0"
+
+
 def test_a_sentence_quoting_false_on_windows_names_the_cpu_wheel():
     assert gd820("I installed torch from pip on windows 10 and torch.cuda.is_available() gives False\n") == \
         ["cpu-only-build"]

@@ -64,7 +64,23 @@ _SAID_FACTS = {"cuda.is_available": ("torch", "is_available"), "tf.test.is_gpu_a
                "tf.test.is_built_with_cuda": ("tensorflow", "built_with_cuda")}
 
 
+# "my torch.version.cuda is 9.0.176", "torch.__version__ returns 1.0.0", "torch.version.cuda = None".
+_SAID_VERSION = re.compile(r"\b(torch\.version\.cuda|torch\.__version__)(?:\(\))?[ \t`'\"]{0,2}"
+                           r"(?:is|was|returns|returned|gives|shows|prints|=|:|->)[ \t]{0,2}[`'\"]?"
+                           r"(None|\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\+\w{1,12})?)(?![\w.])", re.I)
+
+
 def _said(p: Paste, f: Facts) -> None:
+    for m in p.scan(_SAID_VERSION, "torch.version.cuda", "torch.__version__"):
+        between = p.text[max(0, m.start() - 30):m.start()].lower()
+        if re.search(r"\b(?:not|should|expected|want|instead)\b", between):
+            continue
+        src = p.where("free text", m.start(), claim=False)
+        if m.group(1).lower() == "torch.version.cuda":
+            value = m.group(2) if m.group(2) == "None" else ".".join(m.group(2).split("+")[0].split(".")[:2])
+            _fact(f, ("torch", "cuda"), None if value == "None" else value, src, STATED)
+        else:
+            _fact(f, ("torch", "version"), m.group(2), src, STATED)
     for m in p.scan(_SAID, "is_available", "is_gpu_available", "is_built_with_cuda"):
         between = p.text[m.end(1):m.start(2)].lower()
         if re.search(r"\b(?:not|n't|instead|expected|should|want)\b|=", between):
