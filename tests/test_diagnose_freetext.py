@@ -99,6 +99,14 @@ def test_gpu_names_as_typed(text, name, cc):
     assert [(g.name, g.compute_capability) for g in s.gpus] == [(name, cc)]
 
 
+@pytest.mark.parametrize("text", [
+    'error "Sorry, need at least compute capability 7.0+!" My GPU is an NVIDIA GeForce GTX 1080 Ti',
+    "it requires compute capability 7.0 or higher, my GTX 1080 Ti fails",
+])
+def test_a_compute_capability_floor_in_a_message_is_not_the_gpus(text):
+    assert [(g.name, g.compute_capability) for g in snap(text + "\n").gpus][0][1] == "6.1"
+
+
 @pytest.mark.parametrize("text, names", [
     ("It works fine for 4090 but for 5090 it has the following error.", ["RTX 4090", "RTX 5090"]),
     ("ports 3080 and 5050 are open", []),  # numbers compared on a line about the network are ports

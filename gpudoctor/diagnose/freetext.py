@@ -155,7 +155,9 @@ _EMPTY_FIELD = re.compile(r"(?:[ \t]*(?:version[ \t]*)?\(if applicable\)|[ \t]*v
 # A mention that says the opposite: "Windows 11 (not using WSL)", "without WSL", "non-WSL".
 _NEGATED = re.compile(r"\b(?:not|without|no|non)[ \t-](?:(?:using|use|on|in|via|running(?:[ \t](?:on|in))?)[ \t])?"
                       r"(?:the[ \t]|a[ \t])?$", re.I)
-_CC = re.compile(r"compute capability[ \t:=]{0,3}(?:of[ \t])?(\d{1,2}\.\d)\b", re.I)
+# Not a floor a message names: "need at least compute capability 7.0+", "compute capability 7.0 or higher".
+_CC = re.compile(r"(?<!least )(?<!minimum )(?<!requires )(?<!require )compute capability[ \t:=]{0,3}(?:of[ \t])?"
+                 r"(\d{1,2}\.\d)\b(?!\+| or (?:higher|newer|above|later))", re.I)
 def parse(p: Paste, f: Facts) -> None:
     def found(rx: re.Pattern, *needles: str):
         """Matches on lines no tool parser has read, with their source label."""
