@@ -274,3 +274,9 @@ def test_onnxruntime_naming_a_cuda_major_the_machine_lacks_is_a_build_for_anothe
             " Failed to create CUDAExecutionProvider. Require cuDNN 9.* and CUDA 12.*, and the latest MSVC runtime.\n")
     assert ("GD805", "framework-cuda-mismatch", Severity.ERROR) in _outcomes("My CUDA is 11.7.\n" + line)
     assert ("GD805", "framework-cuda-mismatch", Severity.ERROR) not in _outcomes("My CUDA is 12.4.\n" + line)
+
+
+def test_several_cudas_that_all_predate_the_gpu_agree_although_each_reaches_another_sm():
+    paste = "I tried CUDA 8.0 and CUDA 9.0 on my RTX 3090, the model does not run\n"
+    assert ("GD817", "arch-too-new-for-cuda", Severity.WARNING) in _outcomes(paste)
+    assert not any(code == "GD817" for code, _, _ in _outcomes("I tried CUDA 9.0 and CUDA 11.1 on my RTX 3090\n"))

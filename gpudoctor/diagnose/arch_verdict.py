@@ -182,12 +182,12 @@ def stated_cuda_cannot_target_gpu(d: Diagnosis, m: Matrices, findings: list[Find
     ccs = [cc for cc in (compute_capability(g.compute_capability) for g in s.gpus or ()) if cc is not None]
     if not stated or not ccs or len(ccs) != len(s.gpus or ()):
         return []
-    # Several CUDAs named ("dropped in CUDA 11.1 … I have 11.2") decide only where they agree.
-    verdicts = {_cannot_target(ccs, m.arch_support(cuda)) for cuda in stated}
-    verdict = verdicts.pop() if len(verdicts) == 1 else None
-    if verdict is None:
+    # Several CUDAs named ("dropped in CUDA 11.1 … I have 11.2") decide only where they agree
+    # on the category (CUDA 8.0, 9.0 and 9.2 all predate an RTX 2080; each reaches another sm).
+    verdicts = [v for v in (_cannot_target(ccs, m.arch_support(cuda)) for cuda in stated) if v is not None]
+    if len(verdicts) != len(stated) or len({category for category, _ in verdicts}) != 1:
         return []
-    category, can = verdict
+    category, can = verdicts[0]
     what, bound = ("it predates the GPU's architecture", max(can)) if category == "arch-too-new-for-cuda" \
         else ("it dropped the GPU's architecture", min(can))
     cuda = stated[0]
