@@ -210,6 +210,7 @@ def test_an_answer_quoted_in_a_sentence_is_a_stated_fact(text, answer):
     ("torch.version.cuda returns None here\n", "cpu", None, None),
     ("torch.__version__ is 1.13.1+cu117\n", "cuda", "11.7", "1.13.1+cu117"),  # its wheel tag names the build
     ("torch.version.cuda should be 12.1\n", None, None, None),  # what is expected, not the answer
+    ("I expected torch.version.cuda = 12.1 after the install\n", None, None, None),
 ])
 def test_a_version_quoted_in_a_sentence_is_a_stated_fact(text, build, cuda, version):
     t = fw(text)

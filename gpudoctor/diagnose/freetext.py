@@ -83,12 +83,19 @@ _DRIVER_WORDS = ("driver", "驱动", "驅動", "ドライバ", "드라이버", "
 _DRIVER = re.compile(r"(?:\bnvidia[ \t_-]{1,2})?(?:\bdrivers?|驱动(?:版本|程序)?|驅動(?:版本|程式)?|ドライバー?(?:バージョン)?|"
                      r"드라이버(?:[ \t]?버전)?|\bдрайвер[а-я]{0,3}|\bcontrolador(?:es)?)" + _SEP +
                      r"(\d{3}(?:\.\d{1,3}){0,2})\b(?!\.?\d)", re.I)
-# A driver given as a floor: "driver 546.33 and later", "driver 550+ is required", "requires driver 535",
-# "at least driver 470", "minimum driver version 525".
-_DRIVER_FLOOR_AFTER = re.compile(r"(?:\+|[ \t]{1,2}(?:and|or)[ \t](?:later|newer|higher|above|up)\b|"
-                                 r"[ \t]{1,2}(?:is|are)[ \t](?:required|needed)\b)", re.I)
-_DRIVER_FLOOR_BEFORE = re.compile(r"(?:\bat least|\bminimum|\brequires?|\bneeds?|\b>=)[ \t]{1,2}(?:an?[ \t]|the[ \t])?"
-                                  r"(?:nvidia[ \t])?$", re.I)
+# A version given as a floor, not as what is there: "driver 546.33 and later", "driver 550+ is required",
+# "requires driver 535", "at least driver 470", "need at least compute capability 7.0+", "7.0 or higher".
+_FLOOR_AFTER = re.compile(r"(?:\+|[ \t]{1,2}(?:and|or)[ \t](?:later|newer|higher|above|up)\b|"
+                          r"[ \t]{1,2}(?:is|are)[ \t](?:required|needed)\b)", re.I)
+_FLOOR_BEFORE = re.compile(r"(?:\bat least|\bminimum|\brequires?|\bneeds?|\b>=)[ \t]{1,2}(?:an?[ \t]|the[ \t])?"
+                           r"(?:nvidia[ \t])?$", re.I)
+
+
+def _a_floor(text: str, m: re.Match) -> bool:
+    """Whether the version `m` matched is stated as a floor something needs."""
+    return bool(_FLOOR_AFTER.match(text, m.end()) or _FLOOR_BEFORE.search(text, max(0, m.start() - 30), m.start()))
+
+
 STATED_CUDA = re.compile(r"\b(?:CUDA|cudatoolkit)(?:[ \t_-]{0,2}(toolkit|runtime))?" + _SEP +
                    r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?!\.?\d)", re.I)
 # A bare major, "installed with cuda11", "CUDA 12 is installed": only the major is known (not 11.0).
@@ -155,9 +162,7 @@ _EMPTY_FIELD = re.compile(r"(?:[ \t]*(?:version[ \t]*)?\(if applicable\)|[ \t]*v
 # A mention that says the opposite: "Windows 11 (not using WSL)", "without WSL", "non-WSL".
 _NEGATED = re.compile(r"\b(?:not|without|no|non)[ \t-](?:(?:using|use|on|in|via|running(?:[ \t](?:on|in))?)[ \t])?"
                       r"(?:the[ \t]|a[ \t])?$", re.I)
-# Not a floor a message names: "need at least compute capability 7.0+", "compute capability 7.0 or higher".
-_CC = re.compile(r"(?<!least )(?<!minimum )(?<!requires )(?<!require )compute capability[ \t:=]{0,3}(?:of[ \t])?"
-                 r"(\d{1,2}\.\d)\b(?!\+| or (?:higher|newer|above|later))", re.I)
+_CC = re.compile(r"compute capability[ \t:=]{0,3}(?:of[ \t])?(\d{1,2}\.\d)\b", re.I)
 def parse(p: Paste, f: Facts) -> None:
     def found(rx: re.Pattern, *needles: str):
         """Matches on lines no tool parser has read, with their source label."""
@@ -167,7 +172,7 @@ def parse(p: Paste, f: Facts) -> None:
 
     _frameworks(found, f)
     for m, src in found(_DRIVER, *_DRIVER_WORDS):
-        if _DRIVER_FLOOR_AFTER.match(p.text, m.end()) or _DRIVER_FLOOR_BEFORE.search(p.text, max(0, m.start() - 30), m.start()):
+        if _a_floor(p.text, m):
             continue  # a driver something needs ("546.33 and later is supported"), not the one installed
         f.put("driver.version", m.group(1), src, STATED)
     for m, src in found(_BARE_DRIVER, "."):
@@ -368,7 +373,7 @@ def _gpus(p: Paste, f: Facts) -> None:
         if len(line) > 2000:
             continue
         names = gpu_names(line)
-        cc = _CC.search(line) if names else None
+        cc = next((c for c in _CC.finditer(line) if not _a_floor(line, c)), None) if names else None
         src = f"{p.label + ': ' if p.label else ''}free text line {number}"
         for name in names:
             if series_cc(name):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -173,9 +172,8 @@ class Matrices(FrameworkQueries):
     def precision_quirks(self, name: str, cc: str | None) -> list[r.PrecisionQuirk]:
         """The [[precision_quirk]] rows that name a board ('NVIDIA GeForce GTX 1660 SUPER') of
         that compute capability."""
-        key = gpu_names.normalise(name)
-        return [q for q in self.table("gpus", "precision_quirk")
-                if q.compute_capability == cc and re.search(q.pattern, key)]
+        return [q for q in gpu_names.families_of(self.table("gpus", "precision_quirk"), name)
+                if q.compute_capability == cc]  # matched as a family's pattern
 
     def gpu_family(self, name: str) -> r.GpuFamily | None:
         """The family that gives a name's compute capability when no row does

@@ -90,6 +90,16 @@ def gpu_library_need(m, package: str, version: str | None, cuda_major: int | Non
     return None
 
 
+def gpu_library_releases_with(m, package: str, field: str, value) -> str | None:
+    """The pip specifier of the newest release range whose rows give `field` that value
+    (ctranslate2 with cudnn_major 9: ">=4.5.0"); None without such a row."""
+    rows = [row for row in m.table("companions", "gpu_library") if row.package == package and getattr(row, field) == value]
+    newest = max(rows, key=lambda row: _v(row.version_from) or Version("0"), default=None)
+    if newest is None:
+        return None
+    return f">={newest.version_from}" + (f",<={newest.version_to}" if newest.version_to else "")
+
+
 def gpu_library_floor(m, package: str, cuda_major: int | None):
     """(lowest min_sm of any release, its source) for a library whose release is
     unknown: a GPU below it is below every release's floor. None without rows."""

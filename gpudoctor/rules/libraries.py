@@ -258,7 +258,6 @@ def frameworks_cudnn_majors(s: Snapshot, m: Matrices) -> Findings:
 
 # Libraries that bring no cuDNN of their own and load the one on the library path by its major.
 _LOADS_CUDNN_MAJOR = ("ctranslate2",)
-_RELEASE_FOR_CUDNN = {9: ">=4.5.0", 8: "==4.4.0"}  # CTranslate2 for CUDA 12 (companions.toml)
 
 
 @rule("GD408", "library-loads-absent-cudnn-major", "cudnn-version-mismatch", Severity.WARNING,
@@ -282,7 +281,7 @@ def library_cudnn_major(s: Snapshot, m: Matrices) -> Findings:
             continue
         have = sorted(majors)
         version, source = majors[have[-1]]
-        release = _RELEASE_FOR_CUDNN.get(have[-1])
+        release = q.gpu_library_releases_with(m, fw.name, "cudnn_major", have[-1])
         yield library_cudnn_major.finding(
             f"{fw.name} {fw.version.value} loads cuDNN {need[0]}; this environment has cuDNN "
             f"{', '.join(str(v) for v in have)}", subject=fw.name,
