@@ -28,6 +28,7 @@ MESSAGES = {
     "cudnn-dll-crash-windows": "Faulting module name: cudnn_cnn_infer64_8.dll, version: 6.14.11.11080",
     "gpu-support-dropped-statement": "Reintroduce support for Compute Capability 5.0",
     "gpu-support-missing-statement": "Add support for GPUs with cuda compute capability 5.0",
+    "container-toolkit-missing-statement": "I checked and I was missing the nvidia-container-toolkit.",
     "driver-not-loading-statement": "Fedora 31 - nvidia driver not loading - kernel 5.3.12",
     "ptx-jit-hang": "index_cpu_to_gpu() hangs, spinning a CPU at 100% seemingly forever, mostly in "
                     "`libnvidia-ptxjitcompiler.so.510.54`.",

@@ -283,3 +283,14 @@ def test_tensorflow_without_kernels_for_the_gpu_is_judged_by_what_its_cuda_reach
              f"TensorFlow was not built with CUDA kernel binaries compatible with compute capability {cc}. CUDA "
              "kernels will be jit-compiled from PTX, which could take 30 minutes or longer.\n")
     assert _categories(paste, "GD801") == [category]
+
+
+@pytest.mark.parametrize("text, warned", [
+    ("After upgrading to an RTX 3090 I get bad outputs with Tensorflow 1.13.\n", True),  # CUDA 10.0 predates sm_86
+    ("After upgrading to an RTX 3090 I get bad outputs with Tensorflow 2.5.\n", False),  # CUDA 11.2 targets it
+    ("On a GTX 1080 I get bad outputs with Tensorflow 1.13.\n", False),
+])
+def test_a_release_built_with_one_cuda_older_than_the_gpu_warns_without_its_build_shown(text, warned):
+    found = [f for f in _findings(text) if f.code == "GD302"]
+    assert bool(found) is warned
+    assert all(f.severity.value == "warning" and f.category == "arch-too-new-for-cuda" for f in found)

@@ -80,6 +80,10 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
                                                            for r in d.reads):
             category = "container-no-gpu"  # the entrypoint found no driver inside the container
         category = message_arch_category(entry.id, sig.text, d.snapshot) or category
+        on_cpu = next((r for r in d.reads if r.fact == "code.device_cpu"), None) \
+            if entry.id == "ctranslate2-compute-type-unsupported" else None
+        if on_cpu is not None:
+            severity = Severity.WARNING  # the code put the model on the CPU: its arguments, not the GPU, refuse float16
         if entry.code == "GD801" and xla_ptx_newer_than_driver(d.snapshot, m):
             category = "driver-too-old-for-runtime"
         if entry.code in LIBRARY_NOT_LOADED_CODES:
@@ -115,6 +119,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             category = "library-conflict"
             extra = [Evidence("torch.imported", torch_first.value, torch_first.source)]
             fix = TORCH_CUDNN_FIRST_FIX
+        if on_cpu is not None:
+            extra = [*extra, Evidence("code.device_cpu", on_cpu.value, on_cpu.source)]
         dropped = dropped_said if entry.code == "GD801" and category == "arch-dropped" else None
         if dropped is not None:
             extra = [*extra, dropped]

@@ -155,6 +155,10 @@ ASKED = re.compile(r"(?:download and|please|you (?:must|should|need to)|requires
 # Words before a CUDA that make it the driver's: "自带的cuda是11.6" (the one that came with it), "驱动的CUDA",
 # "the driver's CUDA 12.2", "nvidia-smi shows CUDA 12.4".
 _DRIVERS_CUDA = re.compile(r"(?:自带的?|驱动的?|driver'?s|nvidia-smi(?: shows| says)?)[ \t]*$", re.I)
+# nvidia-smi's pair as people copy it: "Driver: 591.86 / CUDA 13.1", "driver 535 (CUDA 12.2)", and its
+# "CUDA Version: 10.2" on the line after "Driver Version: 440.31".
+_DRIVER_SLASH_CUDA = re.compile(r"driver\b[^\n]{0,20}?\d{3}(?:\.\d{1,3}){0,2}[ \t]*[/(][ \t]*$", re.I)
+_BANNER_CUDA_AFTER_DRIVER = re.compile(r"Driver Version[^\n]*\n[ \t*-]*$")
 # A template's field left empty: "WSL version (if applicable):" says nothing about WSL.
 _EMPTY_FIELD = re.compile(r"(?:[ \t]*(?:version[ \t]*)?\(if applicable\)|[ \t]*version)[ \t]*:[ \t]*"
                           r"(?:n/?a|no|none|not applicable|-+)?[ \t]*(?:\n|$)|"
@@ -184,7 +188,10 @@ def parse(p: Paste, f: Facts) -> None:
         before = p.text[max(0, m.start() - 12):m.start()].lower()
         if ASKED.search(p.text, max(0, m.start() - 40), m.start()):
             continue  # what a message asks for ("Download and install CUDA 10.0"), not what is there
-        if _DRIVERS_CUDA.search(p.text, max(0, m.start() - 20), m.start()):
+        if (_DRIVERS_CUDA.search(p.text, max(0, m.start() - 20), m.start())
+                or _DRIVER_SLASH_CUDA.search(p.text, max(0, m.start() - 40), m.start())
+                or (m.group(0).startswith("CUDA Version")
+                    and _BANNER_CUDA_AFTER_DRIVER.search(p.text, max(0, m.start() - 120), m.start()))):
             f.put("driver.cuda_api", m.group(2), src, STATED)  # "自带的cuda是11.6", "driver's CUDA 12.2"
             continue
         toolkit = ((m.group(1) or "").lower() == "toolkit" or m.group(0).lower().startswith("cudatoolkit")
@@ -213,6 +220,8 @@ def parse(p: Paste, f: Facts) -> None:
     _gpus(p, f)
     for m, src in found(_NO_TOOLKIT, "cuda"):
         f.extra_reads.append(Read("cuda.absent_said", m.group(0), src))
+    for m in p.scan(_DEVICE_CPU, "cpu"):  # any line: the code may sit inside a traceback
+        f.extra_reads.append(Read("code.device_cpu", m.group(0), p.where("code", m.start(), claim=False)))
         break
     for m in p.scan(_OLDER_WORKS, "version", "release", "w/"):
         f.extra_reads.append(Read("release.older_works", m.group(0), p.where("free text", m.start(), claim=False)))
@@ -335,6 +344,8 @@ _BARE_DRIVER = re.compile(r"^[ \t]*([2-6]\d{2}\.\d{2,3}(?:\.\d{2})?)[ \t,.;!?]*$
 
 # The reporter saying no CUDA toolkit is installed ("Cuda Kit - Is NOT installed"): a CUDA library
 # the program wants is then missing, whatever CUDA it was built for.
+# The program itself asks for the CPU: `WhisperModel(path, device="cpu", compute_type="float16")`.
+_DEVICE_CPU = re.compile(r"""\bdevice[ \t]*=[ \t]*["']cpu["']""")
 _NO_TOOLKIT = re.compile(r"\bCUDA[ \t]+(?:toolkit|tool[ \t]?kit|kit)?[ \t-]*(?:is|was)?[ \t]*not[ \t]+installed\b|"
                          r"\b(?:no|without)[ \t]+(?:the[ \t]+|a[ \t]+)?CUDA[ \t]+(?:toolkit|kit)\b|"
                          r"\bdid(?:n't|[ \t]+not)[ \t]+install[ \t]+(?:the[ \t]+)?CUDA\b", re.I)

@@ -111,6 +111,10 @@ class Matrices(FrameworkQueries):
         for t in self.toolkits:
             floor = t.min_driver_linux if os_name == "linux" else t.min_driver_windows
             cv = cuda_version(t.version)
+            if not floor and cv and cv.minor == 0 and os_name != "linux":
+                # NVIDIA gives no Windows driver per 13.x toolkit; the major's compatibility
+                # floor (580.88 for 13) is its first driver, so it runs at least x.0.
+                floor = self.minor_compat_floor(cv.major, os_name)
             if floor and cv and driver_at_least(driver, floor) and (best is None or cv > best):
                 best = cv
         return best

@@ -134,14 +134,35 @@ def _toolkits(s: Snapshot):
     return [rt for rt in s.cuda_runtimes or () if rt.kind == "toolkit" and rt.version]
 
 
+def _stated_cudas(s: Snapshot):
+    return [rt for rt in s.cuda_runtimes or () if rt.kind == "stated" and rt.version]
+
+
 @rule("GD204", "toolkit-newer-than-driver", "driver-too-old-for-runtime", Severity.WARNING,
       "A CUDA toolkit on this machine is newer than the driver can run.", FAMILY, since="0.1.0")
 def toolkit_too_new(s: Snapshot, m: Matrices) -> Findings:
     _need_driver(s)
     if s.cuda_runtimes is None:
         raise Unknown("CUDA runtimes were not probed")
-    for rt in _toolkits(s):
+    for rt in _toolkits(s) + _stated_cudas(s):
         v = driver_supports(rt.version, s.driver.version.value, s.driver.cuda_api.value, m, _os(s))
+        if rt.kind == "stated":
+            # A CUDA a report names without saying what it is (a toolkit, a framework's build, an
+            # image's): whichever it is, a driver below its major's compatibility floor runs none
+            # of its code. Only that: minor-version compatibility may well serve it.
+            if v.support is DriverSupport.TOO_OLD:
+                yield toolkit_too_new.finding(
+                    f"the paste names CUDA {rt.version}, which needs driver >= {v.needed_compat or v.needed_full}; "
+                    f"this driver supports CUDA {v.driver_cuda or '?'}",
+                    evidence=[ev_value("cuda_runtimes.version", rt.version, rt.source),
+                              *(ev(k, fact) for k, fact in (("driver.version", s.driver.version),
+                                                            ("driver.cuda_api", s.driver.cuda_api)) if fact.known)],
+                    fix=Fix("Code built for this CUDA (a framework's wheel, an image, a program built with its "
+                            "toolkit) fails on this driver with 'CUDA driver version is insufficient' or finds no "
+                            "GPU. Upgrade the driver, or use builds for a CUDA no newer than the driver's.",
+                            driver_install_commands(s, _branch_for(v.needed_compat))),
+                )
+            continue
         if v.support is DriverSupport.MINOR_COMPAT:
             # Programs nvcc builds run through minor-version compatibility, but PTX this toolkit
             # emits cannot be JIT-compiled by an older driver: Numba, CuPy kernels built with
