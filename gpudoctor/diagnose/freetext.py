@@ -220,6 +220,7 @@ def parse(p: Paste, f: Facts) -> None:
     _gpus(p, f)
     for m, src in found(_NO_TOOLKIT, "cuda"):
         f.extra_reads.append(Read("cuda.absent_said", m.group(0), src))
+        break
     for m in p.scan(_DEVICE_CPU, "cpu"):  # any line: the code may sit inside a traceback
         f.extra_reads.append(Read("code.device_cpu", m.group(0), p.where("code", m.start(), claim=False)))
         break
@@ -342,10 +343,10 @@ _ABOUT_A_CONTAINER = re.compile(r"docker|container|\bpod\b|wsl|inside", re.I)
 _BARE_DRIVER = re.compile(r"^[ \t]*([2-6]\d{2}\.\d{2,3}(?:\.\d{2})?)[ \t,.;!?]*$", re.M)
 
 
-# The reporter saying no CUDA toolkit is installed ("Cuda Kit - Is NOT installed"): a CUDA library
-# the program wants is then missing, whatever CUDA it was built for.
 # The program itself asks for the CPU: `WhisperModel(path, device="cpu", compute_type="float16")`.
 _DEVICE_CPU = re.compile(r"""\bdevice[ \t]*=[ \t]*["']cpu["']""")
+# The reporter saying no CUDA toolkit is installed ("Cuda Kit - Is NOT installed"): a CUDA library
+# the program wants is then missing, whatever CUDA it was built for.
 _NO_TOOLKIT = re.compile(r"\bCUDA[ \t]+(?:toolkit|tool[ \t]?kit|kit)?[ \t-]*(?:is|was)?[ \t]*not[ \t]+installed\b|"
                          r"\b(?:no|without)[ \t]+(?:the[ \t]+|a[ \t]+)?CUDA[ \t]+(?:toolkit|kit)\b|"
                          r"\bdid(?:n't|[ \t]+not)[ \t]+install[ \t]+(?:the[ \t]+)?CUDA\b", re.I)

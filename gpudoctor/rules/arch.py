@@ -39,16 +39,14 @@ def _missing(s: Snapshot, m: Matrices | None = None) -> Iterator[tuple[Gpu, Fram
     gpus = need_gpus(s)
     # A framework whose build a report does not show (TF 1.x named in prose) but whose release
     # was only ever built with one CUDA: whatever its build, that CUDA predates a newer GPU.
-    unknown_build = [fw for fw in s.frameworks or () if not fw.build.known and fw.cuda.known]
+    unknown_build = [fw for fw in s.frameworks or () if not fw.build.known and fw.cuda.known
+                     and not (fw.arch_list.known and fw.arch_list.value) and m is not None]
     for fw in cuda_frameworks(s) + unknown_build:
         if (not fw.arch_list.known or not fw.arch_list.value) and m is not None and fw.cuda.known:
             can = [c for c in (compute_capability(x) for x in m.arch_support(fw.cuda.value)) if c]
             for g in gpus:
                 cc = gpu_cc(g)
-                if not fw.build.known:
-                    if can and cc is not None and cc.major > max(can).major and fw.name not in _LOADS_ANY_MINOR:
-                        yield g, fw, "predates"
-                elif can and cc is not None and cc < min(can):
+                if can and cc is not None and cc < min(can) and fw.build.known:
                     yield g, fw, "dropped"
                 elif can and cc is not None and cc.major > max(can).major and fw.name not in _LOADS_ANY_MINOR:
                     # Its CUDA predates the GPU: PTX may JIT the framework's own kernels, but
