@@ -260,12 +260,19 @@ _TRT_SM = re.compile(r"Unsupported SM: 0x([0-9a-f])0?([0-9a-f])\b|Target GPU SM 
 _GGML_ARCH = re.compile(r"compatible with CUDA arch (\d{2,3})0\b", re.I)
 
 
+_ARCH_NAMING_ENTRIES = frozenset({"tensorrt-unsupported-sm", "ollama-arch-not-compiled", "physx-min-compute-capability",
+                                   "tei-compute-cap-mismatch", "ggml-no-device-code",
+                                   "ctranslate2-compute-type-unsupported"})
+
+
 def message_arch_category(entry_id: str, text: str, s: Snapshot) -> str | None:
     """The category a build's own "no code for this GPU" message takes from the
     architecture it names. TensorRT: an SM of 8.0 or newer is a release older than the
     GPU, below 7.0 a GPU the release dropped. ggml: device code run as the GPU's own
     architecture is a kernel ggml does not build for it ("info"), not a build fault.
     None: the entry's category."""
+    if entry_id not in _ARCH_NAMING_ENTRIES:
+        return None  # most signals: the GPUs' capabilities are not worth reading
     ccs = [c for c in (compute_capability(g.compute_capability) for g in s.gpus or ()) if c is not None]
     if entry_id == "tensorrt-unsupported-sm":
         m = _TRT_SM.search(text)
