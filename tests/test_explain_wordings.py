@@ -198,6 +198,17 @@ from gpudoctor.diagnose.catalog import match_text
     ("tgi-flash-models-capability", "` GPU with CUDA is capability 7 0 is not supported`"),  # as retyped
     ("no-cuda-device", "Error: No GPU device found!"),  # SegAlign
     ("ctranslate2-compute-type-unsupported", "yet it still says that it doesn't support efficient float16 computation"),
+    # uv's resolver, where pip says "No matching distribution"
+    ("no-matching-distribution", "  ╰─▶ Because all versions of tensorflow have no wheels with a matching Python ABI tag "
+                                 "(e.g., `cp313`) and you require tensorflow"),
+    ("no-matching-distribution", "      have no wheels with a matching Python version tag, we can conclude that all of:"),
+    # a reporter's words for a Python the package has no build for
+    ("python-support-missing-statement", "cutedsl only support python3.12 + ? I cannot pip install in my py311 env"),
+    ("python-support-missing-statement", "pip install open3d does not resolve when using a python 3.11 environment."),
+    ("python-support-missing-statement", "TensorRT `pip` installation fails for Python > 3.12."),
+    ("python-support-missing-statement", "It seems like there's no build of tensorrt available for python 3.11 on pypi."),
+    ("python-support-missing-statement", "Not available for install for python 3.11"),
+    ("python-support-missing-statement", "the RAPIDS official website only supports commands above python3.9."),
 ])
 def test_wording_variants_match(entry, message):
     matches = match_text(message)
@@ -212,3 +223,13 @@ def test_wording_variants_match(entry, message):
 def test_pip_listing_versions_is_not_no_wheel_for_any_package(message):
     assert not any(m.entry.id == "no-matching-distribution" for m in match_text(message))
 
+
+
+@pytest.mark.parametrize("message", [
+    "I'm using python 3.11 with torch 2.1 and the install works",
+    "pip install torch worked fine on python 3.12",
+    "It only supports GPUs with compute capability 7.0",
+    "There is no wheel cache for this build.",
+])
+def test_a_python_named_beside_a_working_install_is_no_support_statement(message):
+    assert not any(m.entry.id == "python-support-missing-statement" for m in match_text(message))
