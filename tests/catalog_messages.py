@@ -198,6 +198,8 @@ MESSAGES = {
                                           "AssertionError: CPU training is not allowed",
     "jax-cpu-fallback": "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed.",
     "cuda-not-available": "torch.cuda.is_available() returns False",
+    "tensorrt-engine-version-mismatch": "ERROR: 6: The engine plan file is not compatible with this version of "
+                                        "TensorRT, expecting library version 8.0.0 got 8.0.1, please rebuild.",
     "no-matching-distribution": "ERROR: No matching distribution found for torch==1.13.1",
     "bf16-unsupported": "Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU "
                         "has compute capability 7.5.",

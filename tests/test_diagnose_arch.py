@@ -294,3 +294,24 @@ def test_a_release_built_with_one_cuda_older_than_the_gpu_warns_without_its_buil
     found = [f for f in _findings(text) if f.code == "GD302"]
     assert bool(found) is warned
     assert all(f.severity.value == "warning" and f.category == "arch-too-new-for-cuda" for f in found)
+
+
+@pytest.mark.parametrize("gpu, stated, category", [
+    ("GTX 1080", "", "arch-dropped"),  # below CUDA 13's sm_75: a new NVRTC refuses it
+    ("RTX 5090", "", "arch-too-new-for-cuda"),  # above what an older NVRTC knows
+    ("GTX 1080", "CUDA 12.4 is installed. ", "arch-too-new-for-cuda"),  # CUDA 12.4 targets sm_61: not a drop
+])
+def test_a_compiler_refusing_the_gpus_architecture_says_which_side_the_gpu_is_on(gpu, stated, category):
+    paste = (f"My GPU is a {gpu}. {stated}\n"
+             "cupy_backends.cuda.libs.nvrtc.NVRTCError: NVRTC_ERROR_INVALID_OPTION (5)\n"
+             "nvrtc: error: invalid value for --gpu-architecture (-arch)\n")
+    assert _categories(paste, "GD817") == [category]
+
+
+@pytest.mark.parametrize("stated, category", [
+    ("I have a GTX 1070 with CUDA 12.8.", "arch-dropped"),  # every PyTorch cu128 build starts at sm_70 or sm_75
+    ("I have a GTX 1070 with CUDA 12.4.", "arch-not-in-build"),  # the cu124 builds carry sm_61
+])
+def test_no_kernel_image_beside_the_one_cuda_named_is_judged_against_the_builds_for_it(stated, category):
+    paste = stated + "\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    assert _categories(paste, "GD801") == [category]

@@ -198,6 +198,10 @@ from gpudoctor.diagnose.catalog import match_text
     ("tgi-flash-models-capability", "` GPU with CUDA is capability 7 0 is not supported`"),  # as retyped
     ("no-cuda-device", "Error: No GPU device found!"),  # SegAlign
     ("ctranslate2-compute-type-unsupported", "yet it still says that it doesn't support efficient float16 computation"),
+    ("tensorrt-engine-version-mismatch", "[TRT] [E] 1: [stdArchiveReader.cpp::StdArchiveReader::40] Error Code 1: "
+                                         "Serialization (Serialization assertion stdVersionRead == serializationVersion "
+                                         "failed.Version tag does not match. Note: Current Version: 205, Serialized "
+                                         "Engine Version: 213)"),  # TensorRT 8.2 and newer
     # uv's resolver, where pip says "No matching distribution"
     ("no-matching-distribution", "  ╰─▶ Because all versions of tensorflow have no wheels with a matching Python ABI tag "
                                  "(e.g., `cp313`) and you require tensorflow"),
@@ -209,6 +213,7 @@ from gpudoctor.diagnose.catalog import match_text
     ("python-support-missing-statement", "It seems like there's no build of tensorrt available for python 3.11 on pypi."),
     ("python-support-missing-statement", "Not available for install for python 3.11"),
     ("python-support-missing-statement", "the RAPIDS official website only supports commands above python3.9."),
+    ("python-support-missing-statement", "python3.12.5 \u5b89\u88c5paddlex\u6a21\u5757\u62a5\u9519"),  # "installing fails"
 ])
 def test_wording_variants_match(entry, message):
     matches = match_text(message)

@@ -75,7 +75,8 @@ def arch_category(s: Snapshot, reads: dict[str, str], m: Matrices | None) -> str
         return "arch-in-range"
     if ccs and low is None and high is None and m is not None:
         return _against_stated_cuda(ccs, s, m) or _own_build(ccs, s, reads, m) \
-            or _against_the_drivers_builds(ccs, s, m) or _against_current_builds(ccs, m)
+            or _against_the_drivers_builds(ccs, s, m) or _against_the_stated_cudas_builds(ccs, s, m) \
+            or _against_current_builds(ccs, m)
     bounds = newest_ccs(s, reads) if not ccs else None
     if bounds and (all(b < low for b in bounds) if low else m is not None and "arch-dropped" in (
             _against_stated_cuda(bounds, s, m), _against_the_drivers_builds(bounds, s, m),
@@ -139,7 +140,19 @@ def _against_the_drivers_builds(ccs: list, s: Snapshot, m: Matrices) -> str | No
     PyTorch build for that CUDA starts above the GPU, the build that failed dropped
     it (a GTX 1060 beside an R580 driver: the cu129 and cu130 builds start at sm_70
     and sm_75). None where it does not decide."""
-    top = driver_top_cuda(s, m)
+    return _against_builds_up_to(driver_top_cuda(s, m), ccs, s, m)
+
+
+def _against_the_stated_cudas_builds(ccs: list, s: Snapshot, m: Matrices) -> str | None:
+    """With the build unknown, the one CUDA the paste names stands for the build's as well
+    ("CUDA 12.8" beside a GTX 1070): when every PyTorch build for it starts above the GPU,
+    a build for that CUDA has dropped it. None where it does not decide."""
+    cudas = named_cudas(s)
+    return _against_builds_up_to(cuda_version(cudas[0]), ccs, s, m) if len(cudas) == 1 else None
+
+
+def _against_builds_up_to(top, ccs: list, s: Snapshot, m: Matrices) -> str | None:
+    """"arch-dropped" where every PyTorch build for the newest CUDA up to `top` starts above the GPUs."""
     if top is None:
         return None
     platform = OS_WHEEL_PLATFORM.get(s.system.os.value or "")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.diagnose.collect import STATED, Facts
+from gpudoctor.diagnose.collect import STATED, Facts, Read
 from gpudoctor.diagnose.paste import Paste
 
 # A container: the command that started it, a Dockerfile or compose file's image, a shell prompt inside one.
@@ -65,6 +65,12 @@ _CONTAINER_CLUES = (
 )
 
 
+# An L4T r32 (JetPack 4) image: "dustynv/ros:noetic-pytorch-l4t-r32.5.0", "nvcr.io/nvidia/l4t-base:r32.7.1".
+# Up to r32 the NVIDIA runtime mounts CUDA, cuDNN and TensorRT from the Jetson host into the container;
+# from r34.1 on the images carry their own (https://catalog.ngc.nvidia.com/orgs/nvidia/containers/l4t-base).
+_L4T_R32_IMAGE = re.compile(r"(?<![\w./:-])[\w./-]*(?:l4t[\w.-]*:r32|:[\w.-]*l4t-r32)\.\d+(?:\.\d+)?\b", re.I)
+
+
 def container_clues(p: Paste, f: Facts, search) -> None:
     """The first container clue the paste shows, and a container start that asked for no GPU.
     `search(rx, needles)`: the first match of rx on the lines holding one of the needles."""
@@ -73,6 +79,10 @@ def container_clues(p: Paste, f: Facts, search) -> None:
         if m:
             f.put("system.container", kind, p.where("container clue", m.start(), claim=False), STATED)
             break
+    image = search(_L4T_R32_IMAGE, ("l4t",))
+    if image:
+        f.extra_reads.append(Read("image.l4t_host_mounts_cuda", image.group(0), p.where("image", image.start(),
+                                                                                       claim=False)))
     runs = [m for m in _DOCKER_RUN.finditer(p.text) if "nvidia-docker" not in m.group(0).lower()] \
         if "docker" in p.lower or "podman" in p.lower else []
     if runs and not any(_GPU_FLAGS.search(m.group(0)) for m in runs) and not _GPU_FLAGS.search(p.text) \

@@ -89,6 +89,10 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
         if entry.code in LIBRARY_NOT_LOADED_CODES:
             category = library_not_loaded_category(sig.text, entry.frameworks, d.snapshot, majors) or \
                 ("cudnn-missing" if absent and not toolkit_shown else category)
+        l4t = next((r for r in d.reads if r.fact == "image.l4t_host_mounts_cuda"), None) \
+            if entry.code in LIBRARY_NOT_LOADED_CODES | {"GD805"} else None
+        if l4t is not None:
+            category = "container-no-gpu"  # only the NVIDIA runtime brings an L4T r32 image its CUDA libraries
         if other_cudnn_major_shown(sig.text, sig.source, d.snapshot):
             category = "cudnn-version-mismatch"
         if other_cuda_major_shown(sig.text, sig.source, d.snapshot):
@@ -121,6 +125,9 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             fix = TORCH_CUDNN_FIRST_FIX
         if on_cpu is not None:
             extra = [*extra, Evidence("code.device_cpu", on_cpu.value, on_cpu.source)]
+        if l4t is not None and category == "container-no-gpu":
+            extra = [*extra, Evidence("image", l4t.value, l4t.source)]
+            fix = L4T_RUNTIME_FIX
         dropped = dropped_said if entry.code == "GD801" and category == "arch-dropped" else None
         if dropped is not None:
             extra = [*extra, dropped]
@@ -204,6 +211,12 @@ def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices |
         if found == "arch-not-in-build" and _release_dropped(d) is not None:
             found = "arch-dropped"  # inside the build's range, but the reporter says a release stopped carrying it
         return entry_category if found == "arch-not-in-build" and entry_category else found
+    if code == CANNOT_TARGET and m is not None and gpus_older_than_the_cuda(
+            d.snapshot, m, named_cudas(d.snapshot) or [max(v for t in m.toolkits if (v := cuda_version(t.version)))]):
+        # A compiler refuses an architecture it is too old or too new for. Below every architecture of
+        # the CUDA the paste names (or, naming none, of the newest CUDA: CUDA 13's NVRTC rejects
+        # Pascal), it is a CUDA that dropped the GPU.
+        return "arch-dropped"
     if code == DRIVER_INSUFFICIENT and gpus_older_than_the_cuda(d.snapshot, m, reads={r.fact: r.value for r in d.reads}):
         return "arch-dropped"  # the CUDA dropped the GPU: upgrading the driver cannot help
     if code == DRIVER_INSUFFICIENT and _boundary(d.snapshot) == "container-no-gpu" and _driver_runs_what_is_asked(d, m):
@@ -228,6 +241,13 @@ def _driver_runs_what_is_asked(d: Diagnosis, m: Matrices | None) -> bool:
 
 # "CUDA driver version is insufficient for CUDA runtime version" and its other wordings.
 DRIVER_INSUFFICIENT = "GD802"
+L4T_RUNTIME_FIX = Fix("Start the container with the NVIDIA runtime (docker run --runtime nvidia, or "
+                      "\"default-runtime\": \"nvidia\" in /etc/docker/daemon.json): up to L4T r32 (JetPack 4) it mounts "
+                      "CUDA, cuDNN and TensorRT from the Jetson into the container, which has none of its own. (source: "
+                      "https://catalog.ngc.nvidia.com/orgs/nvidia/containers/l4t-base)",
+                      ("docker run --runtime nvidia -it IMAGE", "cat /etc/docker/daemon.json"))
+# A compiler (nvcc, NVRTC, ptxas) that cannot target the GPU's architecture.
+CANNOT_TARGET = "GD817"
 
 
 # The warning a "running on the CPU" message becomes beside an NVIDIA GPU.
