@@ -198,6 +198,27 @@ MESSAGES = {
                                           "AssertionError: CPU training is not allowed",
     "jax-cpu-fallback": "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed.",
     "cuda-not-available": "torch.cuda.is_available() returns False",
+    "bnb-no-binary-for-torch-cuda": "Could not find the bitsandbytes CUDA binary at PosixPath('/usr/local/lib/python3.10/"
+                                    "dist-packages/bitsandbytes/libbitsandbytes_cuda124.so')",
+    "jax-no-supported-devices": "CUDA backend failed to initialize: INTERNAL: no supported devices found for platform CUDA.",
+    "xla-diagnostics-no-driver": "I tensorflow/compiler/xla/stream_executor/cuda/cuda_diagnostics.cc:156] kernel driver does "
+                                 "not appear to be running on this host (46149c4e2299): /proc/driver/nvidia/version does "
+                                 "not exist",
+    "cublas-arch-mismatch": "RuntimeError: CUDA error: CUBLAS_STATUS_ARCH_MISMATCH when calling `cublasGemmEx( handle, opa, "
+                            "opb, m, n, k, &falpha, a, CUDA_R_16BF, lda, b, CUDA_R_16BF, ldb, &fbeta, c, CUDA_R_16BF, ldc, "
+                            "CUDA_R_32F, CUBLAS_GEMM_DFALT_TENSOR_OP)`",
+    "torch-extension-unknown-arch": "ValueError: Unknown CUDA arch (8.9) or GPU not supported",
+    "xla-unknown-compute-capability": "Unknown compute capability 10.3. Defaulting to telling LLVM that we're compiling for "
+                                      "sm_101",
+    "numba-compute-capability-unsupported": "numba.cuda.cudadrv.error.CCSupportError: GPU compute capability 3.7 is not "
+                                            "supported(requires >=5.0)",
+    "xformers-op-gpu-too-old": "`flshattF@v2.3.6` is not supported because: requires device with capability >= (8, 0) but "
+                               "your GPU has capability (7, 5) (too old)",
+    "ngc-gpu-not-yet-supported": "WARNING: Detected NVIDIA NVIDIA GeForce RTX 4090 GPU, which is not yet supported in this "
+                                 "version of the container",
+    "llama-cpp-no-gpu-offload": "warning: not compiled with GPU offload support, --n-gpu-layers option will be ignored",
+    "torch-no-flash-attention-compiled": "UserWarning: 1Torch was not compiled with flash attention. (Triggered internally "
+                                         "at ..\\aten\\src\\ATen\\native\\transformers\\cuda\\sdp_utils.cpp:455.)",
     "tensorrt-engine-version-mismatch": "ERROR: 6: The engine plan file is not compatible with this version of "
                                         "TensorRT, expecting library version 8.0.0 got 8.0.1, please rebuild.",
     "no-matching-distribution": "ERROR: No matching distribution found for torch==1.13.1",

@@ -8,7 +8,7 @@ import pytest
 from catalog_messages import MESSAGES
 from cli_helpers import invoke, rule_fixture
 
-from gpudoctor.diagnose.catalog import CatalogError, load_catalog, match_text, parse_catalog
+from gpudoctor.diagnose.catalog import CatalogError, load_catalog, match_text, parse_catalog, required_literal
 from gpudoctor.snapshot import Snapshot
 
 FIXTURES = Path(__file__).parent / "rules"
@@ -277,3 +277,13 @@ def test_a_jaxlib_that_registered_cuda_is_not_called_cpu_only():
 ])
 def test_a_reporters_sentence_about_a_library_is_matched_only_as_one_complaint(sentence, entry):
     assert [m.entry.id for m in match_text(sentence)] == ([entry] if entry else [])
+
+
+@pytest.mark.parametrize("pattern, literal", [
+    (r"Unknown compute capability \(?\d+", "unknown compute capability "),  # an optional escaped "(" is not required
+    (r"requires \(\d+, \d+\) here", "requires ("),
+    (r"CUDA error: out of memory", "cuda error: out of memory"),
+    (r"a|b", None),
+])
+def test_the_literal_filter_holds_only_text_every_match_contains(pattern, literal):
+    assert required_literal(pattern) == literal

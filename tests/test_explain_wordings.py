@@ -202,6 +202,20 @@ from gpudoctor.diagnose.catalog import match_text
                                          "Serialization (Serialization assertion stdVersionRead == serializationVersion "
                                          "failed.Version tag does not match. Note: Current Version: 205, Serialized "
                                          "Engine Version: 213)"),  # TensorRT 8.2 and newer
+    # the same meaning in other frameworks' or newer releases' words
+    ("xla-driver-older-than-ptxas", "W external/xla/xla/service/gpu/nvptx_compiler.cc:930] The NVIDIA driver's CUDA version "
+                                    "is 12.4 which is older than the PTX compiler version 12.6.77."),
+    ("cupy-not-correctly-installed", "Failed to import CuPy."),
+    ("torch-autocast-cuda-unavailable", "UserWarning: torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  "
+                                        "Disabling."),
+    ("nccl-library-missing", "Failed to load NCCL library from libnccl.so.2. It is expected if you are not running on "
+                             "NVIDIA/AMD GPUs."),
+    ("no-cuda-device", "ValueError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!"),
+    ("xla-diagnostics-no-driver", "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:163] no NVIDIA GPU device is "
+                                  "present: /dev/nvidia0 does not exist"),
+    ("llama-cpp-no-gpu-offload", "warning: no usable GPU found, --gpu-layers option will be ignored"),
+    ("numba-compute-capability-unsupported", "Device compute capability (3, 5) is less than the minimum supported by NVRTC "
+                                             "(12, 4)."),
     # uv's resolver, where pip says "No matching distribution"
     ("no-matching-distribution", "  ╰─▶ Because all versions of tensorflow have no wheels with a matching Python ABI tag "
                                  "(e.g., `cp313`) and you require tensorflow"),

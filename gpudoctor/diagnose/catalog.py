@@ -158,7 +158,7 @@ def required_literal(pattern: str) -> str | None:
         nxt = pattern[i + 1] if i + 1 < len(pattern) else ""
         if c == "\\":
             esc = pattern[i + 1:i + 2]
-            if depth == 0 and esc and not esc.isalnum():
+            if depth == 0 and esc and not esc.isalnum() and pattern[i + 2:i + 3] not in ("?", "*", "{"):
                 run, i = run + esc, i + 2
                 continue
             runs.append(run)
