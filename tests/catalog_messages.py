@@ -219,6 +219,10 @@ MESSAGES = {
     "llama-cpp-no-gpu-offload": "warning: not compiled with GPU offload support, --n-gpu-layers option will be ignored",
     "torch-no-flash-attention-compiled": "UserWarning: 1Torch was not compiled with flash attention. (Triggered internally "
                                          "at ..\\aten\\src\\ATen\\native\\transformers\\cuda\\sdp_utils.cpp:455.)",
+    "gpu-no-fp16-statement-of-program": "terminate called after throwing an instance of 'lczero::Exception'\n  what():  "
+                                        "Your GPU doesn't support FP16",
+    "vllm-no-platform-detected": "INFO 05-20 20:12:25 [__init__.py:252] No platform detected, vLLM is running on "
+                                 "UnspecifiedPlatform",
     "tensorrt-engine-version-mismatch": "ERROR: 6: The engine plan file is not compatible with this version of "
                                         "TensorRT, expecting library version 8.0.0 got 8.0.1, please rebuild.",
     "no-matching-distribution": "ERROR: No matching distribution found for torch==1.13.1",

@@ -216,6 +216,8 @@ from gpudoctor.diagnose.catalog import match_text
     ("llama-cpp-no-gpu-offload", "warning: no usable GPU found, --gpu-layers option will be ignored"),
     ("numba-compute-capability-unsupported", "Device compute capability (3, 5) is less than the minimum supported by NVRTC "
                                              "(12, 4)."),
+    ("paddle-not-compiled-with-cuda", "AssertionError: Not compiled with CUDA"),  # fluid's cuda_places()
+    ("cpu-build-installed-statement", "\u68c0\u67e5\u4e86pytorch\u7248\u672c\u53d1\u73b0\u662fcpu\u7248\u672c"),
     # uv's resolver, where pip says "No matching distribution"
     ("no-matching-distribution", "  ╰─▶ Because all versions of tensorflow have no wheels with a matching Python ABI tag "
                                  "(e.g., `cp313`) and you require tensorflow"),
