@@ -218,6 +218,8 @@ from gpudoctor.diagnose.catalog import match_text
                                              "(12, 4)."),
     ("paddle-not-compiled-with-cuda", "AssertionError: Not compiled with CUDA"),  # fluid's cuda_places()
     ("cpu-build-installed-statement", "\u68c0\u67e5\u4e86pytorch\u7248\u672c\u53d1\u73b0\u662fcpu\u7248\u672c"),
+    ("deepspeed-no-cuda-home", "[WARNING]  cpu_adam cuda is missing or is incompatible with installed torch, only cpu "
+                               "ops can be compiled!"),  # only a missing toolkit reaches this line
     # uv's resolver, where pip says "No matching distribution"
     ("no-matching-distribution", "  ╰─▶ Because all versions of tensorflow have no wheels with a matching Python ABI tag "
                                  "(e.g., `cp313`) and you require tensorflow"),

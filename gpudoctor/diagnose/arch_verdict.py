@@ -152,7 +152,8 @@ def _against_the_stated_cudas_builds(ccs: list, s: Snapshot, m: Matrices) -> str
 
 
 def _against_builds_up_to(top, ccs: list, s: Snapshot, m: Matrices) -> str | None:
-    """"arch-dropped" where every PyTorch build for the newest CUDA up to `top` starts above the GPUs."""
+    """The verdict "arch-dropped" where every PyTorch build for the newest CUDA up to `top`
+    starts above the GPUs; None otherwise."""
     if top is None:
         return None
     platform = OS_WHEEL_PLATFORM.get(s.system.os.value or "")

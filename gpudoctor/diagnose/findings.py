@@ -241,13 +241,14 @@ def _driver_runs_what_is_asked(d: Diagnosis, m: Matrices | None) -> bool:
 
 # "CUDA driver version is insufficient for CUDA runtime version" and its other wordings.
 DRIVER_INSUFFICIENT = "GD802"
+# A compiler (nvcc, NVRTC, ptxas) that cannot target the GPU's architecture.
+CANNOT_TARGET = "GD817"
+# A CUDA library missing inside an L4T r32 container: what the NVIDIA runtime would have mounted.
 L4T_RUNTIME_FIX = Fix("Start the container with the NVIDIA runtime (docker run --runtime nvidia, or "
                       "\"default-runtime\": \"nvidia\" in /etc/docker/daemon.json): up to L4T r32 (JetPack 4) it mounts "
                       "CUDA, cuDNN and TensorRT from the Jetson into the container, which has none of its own. (source: "
                       "https://catalog.ngc.nvidia.com/orgs/nvidia/containers/l4t-base)",
                       ("docker run --runtime nvidia -it IMAGE", "cat /etc/docker/daemon.json"))
-# A compiler (nvcc, NVRTC, ptxas) that cannot target the GPU's architecture.
-CANNOT_TARGET = "GD817"
 
 
 # The warning a "running on the CPU" message becomes beside an NVIDIA GPU.
