@@ -224,6 +224,8 @@ MESSAGES = {
     "vllm-no-platform-detected": "INFO 05-20 20:12:25 [__init__.py:252] No platform detected, vLLM is running on "
                                  "UnspecifiedPlatform",
     "torch-compile-python-unsupported": "RuntimeError: Python 3.12+ not yet supported for torch.compile",
+    "torch-sdpa-arch-range": "UserWarning: Flash attention only supports gpu architectures in the range [sm80, sm90]. "
+                             "Attempting to run on a sm 7.5 gpu.",
     "tensorrt-engine-version-mismatch": "ERROR: 6: The engine plan file is not compatible with this version of "
                                         "TensorRT, expecting library version 8.0.0 got 8.0.1, please rebuild.",
     "no-matching-distribution": "ERROR: No matching distribution found for torch==1.13.1",

@@ -315,3 +315,15 @@ def test_a_compiler_refusing_the_gpus_architecture_says_which_side_the_gpu_is_on
 def test_no_kernel_image_beside_the_one_cuda_named_is_judged_against_the_builds_for_it(stated, category):
     paste = stated + "\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n"
     assert _categories(paste, "GD801") == [category]
+
+
+@pytest.mark.parametrize("sm, category", [
+    ("7.5", "precision-unsupported"),  # a Turing GPU below FlashAttention's sm_80
+    ("12.0", "arch-too-new-for-cuda"),  # above the range this torch release was built with
+])
+def test_sdpas_kernel_range_warning_says_which_side_of_it_the_gpu_is(sm, category):
+    paste = ("UserWarning: Flash attention only supports gpu architectures in the range [sm80, sm90]. Attempting to "
+             f"run on a sm {sm} gpu. (Triggered internally at /pytorch/aten/src/ATen/native/transformers/cuda/"
+             "sdp_utils.cpp:212.)\n")
+    findings = [f for f in _findings(paste) if f.code == "GD850"]
+    assert [(f.category, f.severity.value) for f in findings] == [(category, "warning")]

@@ -276,7 +276,9 @@ _GGML_ARCH = re.compile(r"compatible with CUDA arch (\d{2,3})0\b", re.I)
 
 _ARCH_NAMING_ENTRIES = frozenset({"tensorrt-unsupported-sm", "ollama-arch-not-compiled", "physx-min-compute-capability",
                                    "tei-compute-cap-mismatch", "ggml-no-device-code",
-                                   "ctranslate2-compute-type-unsupported"})
+                                   "ctranslate2-compute-type-unsupported", "torch-sdpa-arch-range"})
+# PyTorch's fused attention kernels name their range and the GPU: "[sm80, sm90]. Attempting to run on a sm 12.0 gpu".
+_SDPA_RANGE = re.compile(r"\[sm\d+, ?sm(\d+)\]\. Attempting to run on a sm (\d+)\.(\d+) gpu", re.I)
 
 
 def message_arch_category(entry_id: str, text: str, s: Snapshot) -> str | None:
@@ -307,6 +309,11 @@ def message_arch_category(entry_id: str, text: str, s: Snapshot) -> str | None:
         m = _GGML_ARCH.search(text)
         ran = compute_capability(f"sm_{m.group(1)}") if m else None
         return "info" if ran is not None and ccs and all(c == ran for c in ccs) else None
+    if entry_id == "torch-sdpa-arch-range":
+        m = _SDPA_RANGE.search(text)
+        top, gpu = (compute_capability(f"sm_{m.group(1)}"), compute_capability(f"{m.group(2)}.{m.group(3)}")) \
+            if m else (None, None)
+        return "arch-too-new-for-cuda" if top is not None and gpu is not None and gpu > top else None
     if entry_id == "ctranslate2-compute-type-unsupported":
         # CTranslate2 allows float16 on CUDA from 7.0, bfloat16 from 8.0, int8 on 6.1 and from 7.0, and
         # never float16/bfloat16 on the CPU (src/types.cc): a GPU the paste shows that has it means
