@@ -226,6 +226,12 @@ MESSAGES = {
     "torch-compile-python-unsupported": "RuntimeError: Python 3.12+ not yet supported for torch.compile",
     "torch-sdpa-arch-range": "UserWarning: Flash attention only supports gpu architectures in the range [sm80, sm90]. "
                              "Attempting to run on a sm 7.5 gpu.",
+    "tensorrt-engine-other-gpu": "[07/25/2024-08:30:40] [TRT] [E] 6: The engine plan file is generated on an incompatible "
+                                 "device, expecting compute 6.1 got compute 8.6, please rebuild.",
+    "onnxruntime-tensorrt-provider-not-loaded": "[E:onnxruntime:Default, provider_bridge_ort.cc:1480 "
+                                                "TryGetProviderInfo_TensorRT] Failed to load library "
+                                                "libonnxruntime_providers_tensorrt.so with error: libnvinfer.so.10: cannot "
+                                                "open shared object file: No such file or directory",
     "tensorrt-engine-version-mismatch": "ERROR: 6: The engine plan file is not compatible with this version of "
                                         "TensorRT, expecting library version 8.0.0 got 8.0.1, please rebuild.",
     "no-matching-distribution": "ERROR: No matching distribution found for torch==1.13.1",

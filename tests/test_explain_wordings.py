@@ -220,6 +220,10 @@ from gpudoctor.diagnose.catalog import match_text
     ("cpu-build-installed-statement", "\u68c0\u67e5\u4e86pytorch\u7248\u672c\u53d1\u73b0\u662fcpu\u7248\u672c"),
     ("deepspeed-no-cuda-home", "[WARNING]  cpu_adam cuda is missing or is incompatible with installed torch, only cpu "
                                "ops can be compiled!"),  # only a missing toolkit reaches this line
+    ("onnxruntime-tensorrt-provider-not-loaded", "[W:onnxruntime:Default, onnxruntime_pybind_state.cc:526 "
+                                                 "CreateExecutionProviderInstance] Failed to create TensorrtExecutionProvider. "
+                                                 "Please reference https://onnxruntime.ai/docs/execution-providers/"
+                                                 "TensorRT-ExecutionProvider.html#requirements"),
     # uv's resolver, where pip says "No matching distribution"
     ("no-matching-distribution", "  ╰─▶ Because all versions of tensorflow have no wheels with a matching Python ABI tag "
                                  "(e.g., `cp313`) and you require tensorflow"),
