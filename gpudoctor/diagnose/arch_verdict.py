@@ -274,9 +274,6 @@ _TRT_SM = re.compile(r"Unsupported SM: 0x([0-9a-f])0?([0-9a-f])\b|Target GPU SM 
 _GGML_ARCH = re.compile(r"compatible with CUDA arch (\d{2,3})0\b", re.I)
 
 
-_ARCH_NAMING_ENTRIES = frozenset({"tensorrt-unsupported-sm", "ollama-arch-not-compiled", "physx-min-compute-capability",
-                                   "tei-compute-cap-mismatch", "ggml-no-device-code",
-                                   "ctranslate2-compute-type-unsupported", "torch-sdpa-arch-range"})
 # PyTorch's fused attention kernels name their range and the GPU: "[sm80, sm90]. Attempting to run on a sm 12.0 gpu".
 _SDPA_RANGE = re.compile(r"\[sm\d+, ?sm(\d+)\]\. Attempting to run on a sm (\d+)\.(\d+) gpu", re.I)
 
@@ -287,12 +284,11 @@ def message_arch_category(entry_id: str, text: str, s: Snapshot) -> str | None:
     GPU, below 7.0 a GPU the release dropped. ggml: device code run as the GPU's own
     architecture is a kernel ggml does not build for it ("info"), not a build fault.
     None: the entry's category."""
-    if entry_id not in _ARCH_NAMING_ENTRIES:
-        return None  # most signals: the GPUs' capabilities are not worth reading
-    ccs = [c for c in (compute_capability(g.compute_capability) for g in s.gpus or ()) if c is not None]
+    def ccs() -> list:  # read only by the entries that compare with the GPUs: most signals never need them
+        return [c for c in (compute_capability(g.compute_capability) for g in s.gpus or ()) if c is not None]
     if entry_id == "tensorrt-unsupported-sm":
         m = _TRT_SM.search(text)
-        sm = compute_capability(".".join(d for d in m.groups() if d)) if m else (ccs[0] if len(ccs) == 1 else None)
+        sm = compute_capability(".".join(d for d in m.groups() if d)) if m else (ccs()[0] if len(ccs()) == 1 else None)
         if sm is not None and sm.major >= 8:
             return "arch-too-new-for-cuda"
         return "arch-dropped" if sm is not None and sm.major < 7 else None
@@ -308,7 +304,8 @@ def message_arch_category(entry_id: str, text: str, s: Snapshot) -> str | None:
     if entry_id == "ggml-no-device-code":
         m = _GGML_ARCH.search(text)
         ran = compute_capability(f"sm_{m.group(1)}") if m else None
-        return "info" if ran is not None and ccs and all(c == ran for c in ccs) else None
+        gpus = ccs()
+        return "info" if ran is not None and gpus and all(c == ran for c in gpus) else None
     if entry_id == "torch-sdpa-arch-range":
         m = _SDPA_RANGE.search(text)
         top, gpu = (compute_capability(f"sm_{m.group(1)}"), compute_capability(f"{m.group(2)}.{m.group(3)}")) \
@@ -321,7 +318,8 @@ def message_arch_category(entry_id: str, text: str, s: Snapshot) -> str | None:
         m = _CT2_TYPE.search(text)
         kind = m.group(1).lower() if m else ""
         floor = _CT2_FLOOR.get(kind)
-        if floor and ccs and all(c >= floor and (kind != "int8" or c.major != 6 or c.minor == 1) for c in ccs):
+        gpus = ccs()
+        if floor and gpus and all(c >= floor and (kind != "int8" or c.major != 6 or c.minor == 1) for c in gpus):
             return "cpu-only-build"
     return None
 

@@ -211,12 +211,13 @@ def _category(code: str, entry_category: str | None, d: Diagnosis, m: Matrices |
         if found == "arch-not-in-build" and _release_dropped(d) is not None:
             found = "arch-dropped"  # inside the build's range, but the reporter says a release stopped carrying it
         return entry_category if found == "arch-not-in-build" and entry_category else found
-    if code == CANNOT_TARGET and m is not None and gpus_older_than_the_cuda(
-            d.snapshot, m, named_cudas(d.snapshot) or [max(v for t in m.toolkits if (v := cuda_version(t.version)))]):
+    if code == CANNOT_TARGET and m is not None:
         # A compiler refuses an architecture it is too old or too new for. Below every architecture of
         # the CUDA the paste names (or, naming none, of the newest CUDA: CUDA 13's NVRTC rejects
         # Pascal), it is a CUDA that dropped the GPU.
-        return "arch-dropped"
+        newest = max((v for t in m.toolkits if (v := cuda_version(t.version))), default=None)
+        if gpus_older_than_the_cuda(d.snapshot, m, named_cudas(d.snapshot) or [newest]):
+            return "arch-dropped"
     if code == DRIVER_INSUFFICIENT and gpus_older_than_the_cuda(d.snapshot, m, reads={r.fact: r.value for r in d.reads}):
         return "arch-dropped"  # the CUDA dropped the GPU: upgrading the driver cannot help
     if code == DRIVER_INSUFFICIENT and _boundary(d.snapshot) == "container-no-gpu" and _driver_runs_what_is_asked(d, m):
