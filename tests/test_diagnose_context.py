@@ -45,6 +45,22 @@ def test_insufficient_driver_on_a_machine_with_only_another_makers_gpu_is_no_nvi
         "Error CUDA driver version is insufficient for CUDA runtime version\nMy RTX 3060 laptop\n" + words + "\n")
 
 
+JAX_NO_GPU_BACKEND = ('  File "xla_bridge.py", line 234, in get_backend\n'
+                      '    raise RuntimeError(f"Unknown backend {platform}")\nRuntimeError: Unknown backend GPU\n')
+
+
+@pytest.mark.parametrize("words", [
+    "Graphics: Intel UHD Graphics 630 1536 MB",  # a specs list's field
+    '  File "/Users/me/af2/conda/lib/python3.7/site-packages/jax/api.py", line 9',  # macOS: no NVIDIA CUDA there
+])
+def test_a_cpu_build_on_a_machine_without_an_nvidia_gpu_is_no_error(words):
+    assert ("GD808", "cpu-only-build", Severity.ERROR) in _outcomes(JAX_NO_GPU_BACKEND)
+    assert ("GD808", "no-driver", Severity.WARNING) in _outcomes(words + "\n" + JAX_NO_GPU_BACKEND)
+    # an NVIDIA GPU beside it keeps the error: a hybrid laptop has both
+    assert ("GD808", "cpu-only-build", Severity.ERROR) in _outcomes(
+        words + "\nGPU 0: NVIDIA GeForce RTX 3060 Laptop GPU (UUID: GPU-1)\n" + JAX_NO_GPU_BACKEND)
+
+
 @pytest.mark.parametrize("words", [
     "Inside the docker container I don't have GPU.",  # the container's boundary, not the machine
     "We don't have GPU drivers installed yet.",

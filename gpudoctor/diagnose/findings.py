@@ -306,7 +306,7 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
     results += [RuleResult(code, Outcome.FINDING, "", tuple(f for f in extra if f.code == code))
                 for code in sorted({f.code for f in extra})]
 
-    no_gpu_said = next((r for r in d.reads if r.fact == "machine.no_gpu_said"), None)
+    no_gpu_said = next((r for r in d.reads if r.fact == "machine.no_gpu_said"), None) or _on_macos(d)
     used = {r.value: r for r in reversed(d.reads) if r.fact == "precision.used"}
 
     def in_context(f: Finding) -> Finding:  # what the rest of the paste says of a finding's severity
@@ -329,12 +329,19 @@ def _no_gpu_said(f: Finding, d: Diagnosis, said: Read | None) -> Finding:
     or AMD one) and the paste lists none, a GPU build's "no driver", "no device" or "insufficient
     driver" is what it prints there: no NVIDIA driver, because there is no NVIDIA GPU for one. A
     warning, not an error: a program that goes on on the CPU is working as it can there."""
-    if said is None or d.snapshot.gpus or f.code not in _NO_GPU_FINDINGS | {"GD802"} \
-            or f.severity is Severity.INFO:
+    if said is None or d.snapshot.gpus or f.severity is Severity.INFO \
+            or (f.code not in _NO_GPU_FINDINGS | {"GD802"} and f.category != "cpu-only-build"):
         return f
     return dataclasses.replace(f, severity=Severity.WARNING, category="no-driver",
                                evidence=(*f.evidence, Evidence("machine.no_gpu_said", said.value, said.source)),
                                fix=_NO_GPU_FIX)
+
+
+def _on_macos(d: Diagnosis) -> Read | None:
+    """macOS has had no NVIDIA CUDA since CUDA 10.2 (NVIDIA's last macOS release) and no
+    framework ships a CUDA build for it: a Mac that lists no NVIDIA GPU has none to use."""
+    os_fact = d.snapshot.system.os
+    return Read("machine.no_gpu_said", "macOS", os_fact.source or "the paste") if os_fact.value == "darwin" else None
 
 
 _NO_GPU_FIX = Fix("No NVIDIA GPU, so no NVIDIA driver: a CUDA build looks for the driver, says it found none, and "

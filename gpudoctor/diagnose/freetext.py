@@ -334,7 +334,8 @@ _NO_GPU_HERE = re.compile(
     r"|\bno gpus? (?:on|in) (?:this|the|my|our) (?:machine|server|cluster|node|laptop|host|computer|vm)\b"
     # only a GPU of another maker: "I'm using a integrated Intel GPU(iris xe graphics)", "A卡" (an AMD card)
     r"|\b(?:i(?:'m| am) using|i have|i use|i only have|my (?:pc|laptop|computer|machine) has)(?: only)?(?: an?| the)? "
-    r"(?:integrated |onboard )?(?:intel|amd|radeon)(?: \w+){0,3}[ (]{0,2}(?:gpu|graphics|card)\b|A卡|\bAMD卡", re.I)
+    r"(?:integrated |onboard )?(?:intel|amd|radeon)(?: \w+){0,3}[ (]{0,2}(?:gpu|graphics|card)\b|A卡|\bAMD卡"
+    r"|(?<![^\n])[ \t>*-]*(?:graphics|gpu|video card)s?[ \t]*[:=][ \t]*(?:intel|amd|radeon|apple)\b", re.I)  # a specs field
 _ABOUT_A_CONTAINER = re.compile(r"docker|container|\bpod\b|wsl|inside", re.I)
 
 
