@@ -508,6 +508,7 @@ MESSAGES = {
     "easyocr-defaulting-to-cpu": "Neither CUDA nor MPS are available - defaulting to CPU. Note: This module is much "
                                  "faster with a GPU.",
     "cpu-build-installed-statement": "It defaults to the [cpu] version even when having cuda installed.",
+    "tensorrt-library-missing": "ImportError: libnvinfer.so.8: cannot open shared object file: No such file or directory",
     "cpu-and-gpu-builds-installed-statement": "I have installed both the CPU and GPU versions of onnxruntime.",
     "python-support-missing-statement": "I found that the gym only supports up to 3.8, while you're using Python 3.9 "
                                         "in Conda.",

@@ -219,6 +219,7 @@ from gpudoctor.diagnose.catalog import match_text
     ("paddle-not-compiled-with-cuda", "AssertionError: Not compiled with CUDA"),  # fluid's cuda_places()
     ("cpu-build-installed-statement", "\u68c0\u67e5\u4e86pytorch\u7248\u672c\u53d1\u73b0\u662fcpu\u7248\u672c"),
     ("cpu-and-gpu-builds-installed-statement", "\u670d\u52a1\u5668\u4e0a\u5b89\u88c5\u4e86CPU\u548cGPU\u4e24\u4e2a\u7248\u672c"),
+    ("tensorrt-library-missing", "FileNotFoundError: Could not find: nvinfer_10.dll. Is it on your PATH?"),
     ("cpu-and-gpu-builds-installed-statement", "both the GPU and CPU packages were installed"),
     ("deepspeed-no-cuda-home", "[WARNING]  cpu_adam cuda is missing or is incompatible with installed torch, only cpu "
                                "ops can be compiled!"),  # only a missing toolkit reaches this line
