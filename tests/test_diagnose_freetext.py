@@ -179,11 +179,18 @@ def test_no_windows_from_text_that_is_not_a_prompt(text):
     ("predictor = model.deploy(initial_instance_count=1, instance_type='ml.g4dn.xlarge')", "docker"),  # SageMaker
     ("但使用docker容器（root）时，不能使用nvidia-smi", "docker"),  # "but in the docker container"
     ("在容器内运行 nvidia-smi 报错", "docker"),  # "running nvidia-smi inside the container"
+    ("763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-inference:1.5.1-gpu-py36-cu101-ubuntu16.04", "docker"),
+    ("image: ghcr.io/example/app:cuda12.4", "docker"),  # a GPU image named with its registry
 ])
 def test_container_clues(text, kind):
     s = snap(text)
     assert s.system.container.value == kind
     assert "container clue line 1" in s.system.container.source
+
+
+@pytest.mark.parametrize("text", ["pip install torch --index-url https://download.pytorch.org/whl/cu121", "see https://github.com/org/repo:main"])
+def test_a_url_or_a_package_is_no_gpu_image(text):
+    assert not snap(text).system.container.known
 
 
 @pytest.mark.parametrize("text", ["instance_type = 'p3.2xlarge'", "the instance_type ml.m5 is too small"])

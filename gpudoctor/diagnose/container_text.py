@@ -17,6 +17,9 @@ _CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\
                         r"^root@[0-9a-f]{12}:|/\.dockerenv\b|\b(?:inside|in) (?:a |the |my |our |this )?(?:docker|container)\b|"
                         # the NVIDIA Container Toolkit's own variables: only a container reads them
                         r"\bNVIDIA_(?:VISIBLE_DEVICES|DRIVER_CAPABILITIES)\b|"
+                        # a GPU image named with its registry: "763104351884.dkr.ecr.us-east-1.amazonaws.com/
+                        # pytorch-inference:1.5.1-gpu-py36-cu101-ubuntu16.04", "ghcr.io/org/app:cuda12"
+                        r"(?<![\w./-])(?:[\w-]+\.)+(?:io|com|net|org|cn|ai)(?::\d+)?/[\w./-]+:[\w.-]*(?:gpu|cuda|cu\d{2,3})[\w.-]*|"
                         # "docker容器", "docker 镜像", "dockerコンテナ", "容器内" (inside the container)
                         r"docker[ \t]*(?:容器|镜像|鏡像|コンテナ|컨테이너)|容器(?:内|中|里|裡)|"
                         # nvidia-docker (v1/v2) exists only to run GPU containers; a pulled GPU image is run next
@@ -58,7 +61,7 @@ _CONTAINER_CLUES = (
                           "k0s", "microk8s", "openshift", " pod")),
     (_CONTAINER, "docker", ("docker", "podman", "nerdctl", "root@", "container", "nvidia/cuda", "pytorch/pytorch",
                             "tensorflow/tensorflow", "nvcr.io", "... done", "from ", "nvidia_visible",
-                            "nvidia_driver_cap", "容器")),
+                            "nvidia_driver_cap", "容器", ".io/", ".com/", ".net/", ".org/", ".cn/", ".ai/")),
     (_SINGULARITY, "singularity", ("singularity", "apptainer")),
     (_SAGEMAKER, "docker", ("instance_type",)),
     (_SLURM, "slurm", ("#sbatch", "srun", "sbatch", "salloc", "slurm_")),
