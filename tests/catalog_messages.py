@@ -509,6 +509,8 @@ MESSAGES = {
                                  "faster with a GPU.",
     "cpu-build-installed-statement": "It defaults to the [cpu] version even when having cuda installed.",
     "tensorrt-library-missing": "ImportError: libnvinfer.so.8: cannot open shared object file: No such file or directory",
+    "tensorrt-half2-not-native": "[TensorRT] WARNING: Half2 support requested on hardware without native FP16 support, "
+                                 "performance will be negatively affected.",
     "cpu-and-gpu-builds-installed-statement": "I have installed both the CPU and GPU versions of onnxruntime.",
     "python-support-missing-statement": "I found that the gym only supports up to 3.8, while you're using Python 3.9 "
                                         "in Conda.",

@@ -227,6 +227,19 @@ def test_tensorrts_unsupported_sm_is_judged_by_the_sm_it_names(paste, category):
     assert _categories(paste, "GD801") == [category]
 
 
+HALF2 = "[W] [TRT] Half2 support requested on hardware without native FP16 support, performance will be affected.\n"
+
+
+@pytest.mark.parametrize("paste, category", [
+    ("GPU 0: NVIDIA GeForce GTX 1080 (UUID: GPU-0)\n" + HALF2, ["precision-unsupported"]),  # sm_61: slow FP16
+    (HALF2, ["precision-unsupported"]),
+    ("GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-0)\n" + HALF2, ["arch-too-new-for-cuda"]),  # fast FP16 it does not know
+    (HALF2 + "[F] [TRT] Assertion failed: Unsupported SM: 0x809\n", []),  # deferred: the SM is the cause
+])
+def test_tensorrts_half2_warning_is_slow_fp16_only_on_a_gpu_without_fast_fp16(paste, category):
+    assert _categories(paste, "GD850") == category
+
+
 @pytest.mark.parametrize("gpu, category", [
     ("NVIDIA GeForce RTX 3090", ["arch-not-in-build"]),  # ran as 5.2 through PTX: the build lacks sm_86
     ("NVIDIA GeForce GTX 980", ["info"]),  # ran as its own 5.2: that kernel has no code for it, not a build fault

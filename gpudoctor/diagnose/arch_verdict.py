@@ -292,6 +292,12 @@ def message_arch_category(entry_id: str, text: str, s: Snapshot) -> str | None:
         if sm is not None and sm.major >= 8:
             return "arch-too-new-for-cuda"
         return "arch-dropped" if sm is not None and sm.major < 7 else None
+    if entry_id == "tensorrt-half2-not-native":
+        # TensorRT reads fast FP16 from its own table of SMs: a GPU that has it (sm_60, sm_62, sm_70 on)
+        # and is still refused is one the release does not know, a TensorRT older than the GPU.
+        gpus = ccs()
+        return "arch-too-new-for-cuda" if gpus and all(c.major >= 7 or (c.major, c.minor) in ((6, 0), (6, 2))
+                                                       for c in gpus) else None
     if entry_id == "ollama-arch-not-compiled":
         return ollama_arch_category(text)
     if entry_id == "physx-min-compute-capability":
