@@ -296,3 +296,14 @@ def test_several_cudas_that_all_predate_the_gpu_agree_although_each_reaches_anot
     paste = "I tried CUDA 8.0 and CUDA 9.0 on my RTX 3090, the model does not run\n"
     assert ("GD817", "arch-too-new-for-cuda", Severity.WARNING) in _outcomes(paste)
     assert not any(code == "GD817" for code, _, _ in _outcomes("I tried CUDA 9.0 and CUDA 11.1 on my RTX 3090\n"))
+
+
+def test_a_container_given_the_gpu_that_still_runs_on_the_cpu_has_a_cpu_build():
+    started = "- Container was started using `docker run -i -t --runtime=nvidia --gpus all app`\n"
+    seen = "- `nvidia-smi` within container will show that I have GPU available\n"
+    symptom = "However, any example will run on CPU only.\n"
+    assert ("GD820", "cpu-only-build", Severity.WARNING) in _outcomes(started + seen + symptom)
+    # without the reporter seeing the GPU inside, the start may not have passed it (a toolkit misconfigured)
+    assert ("GD820", "container-no-gpu", Severity.WARNING) in _outcomes(started + symptom)
+    # and without the GPU flags, the start asked for no GPU
+    assert ("GD820", "cpu-only-build", Severity.WARNING) not in _outcomes("docker run -it app\n" + seen + symptom)

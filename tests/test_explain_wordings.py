@@ -221,6 +221,8 @@ from gpudoctor.diagnose.catalog import match_text
     ("cpu-and-gpu-builds-installed-statement", "\u670d\u52a1\u5668\u4e0a\u5b89\u88c5\u4e86CPU\u548cGPU\u4e24\u4e2a\u7248\u672c"),
     ("cuda-not-available", "2024-12-22 14:40:20 | INFO | CUDA is not available, running on CPU."),
     ("cuda-not-available", "CUDA not available, falling back to CPU"),
+    ("gpu-not-detected-statement", "For now, chroma is running using CPU only."),
+    ("gpu-not-detected-statement", "everything is running on the CPU"),
     ("tensorrt-library-missing", "FileNotFoundError: Could not find: nvinfer_10.dll. Is it on your PATH?"),
     ("cpu-and-gpu-builds-installed-statement", "both the GPU and CPU packages were installed"),
     ("deepspeed-no-cuda-home", "[WARNING]  cpu_adam cuda is missing or is incompatible with installed torch, only cpu "

@@ -51,6 +51,10 @@ _SINGULARITY = re.compile(_SINGULARITY_START + r"(?:exec|run|shell|containers?|i
 _SINGULARITY_RUN = re.compile(_SINGULARITY_START + r"(?:exec|run|shell)\b[^\n]{0,400}", re.I)
 # A batch job: what it sees is what the scheduler granted it.
 _SLURM = re.compile(r"^#SBATCH\b|\b(?:srun|sbatch|salloc)[ \t]+-|\bSLURM_(?:JOB_ID|JOBID|NODELIST|STEP_GPUS)\b", re.M)
+# The reporter saying nvidia-smi shows the GPU inside the container ("`nvidia-smi` within container will
+# show that I have GPU available"): the device reached it.
+_SMI_WORKS_INSIDE = re.compile(r"nvidia-smi`?[ \t]+(?:within|inside|in)[ \t]+(?:the[ \t]+|my[ \t]+)?container[^\n]{0,30}?"
+                               r"\b(?:shows?|works?|lists?|sees?|displays?|detects?)\b", re.I)
 # A SageMaker job or endpoint (the SDK's instance_type="ml.p3.2xlarge"): SageMaker runs every training
 # job and endpoint as a Docker container of the image given to it (docs.aws.amazon.com/sagemaker/latest/dg/
 # your-algorithms-inference-code.html), so what it sees of a GPU is what the instance passes in.
@@ -88,6 +92,11 @@ def container_clues(p: Paste, f: Facts, search) -> None:
                                                                                        claim=False)))
     runs = [m for m in _DOCKER_RUN.finditer(p.text) if "nvidia-docker" not in m.group(0).lower()] \
         if "docker" in p.lower or "podman" in p.lower else []
+    asked = next((m for m in runs if _GPU_FLAGS.search(m.group(0))), None)
+    inside = search(_SMI_WORKS_INSIDE, ("container",)) if asked is not None else None
+    if inside is not None:  # started with the GPU, and the reporter saw it inside: the image's framework is left
+        f.extra_reads.append(Read("container.gpu_seen_inside", inside.group(0),
+                                  p.where("free text", inside.start(), claim=False)))
     if runs and not any(_GPU_FLAGS.search(m.group(0)) for m in runs) and not _GPU_FLAGS.search(p.text) \
             and "nvidia-docker" not in p.lower:
         # The container was started without asking for a GPU, so no /dev/nvidia* was passed in.

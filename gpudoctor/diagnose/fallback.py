@@ -44,6 +44,17 @@ def cpu_fallback_findings(d: Diagnosis, findings: list[Finding]) -> list[Finding
     rule = RULES["GD820"]
     # A container under WSL2 (Docker Desktop's WSL2 backend) is the inner boundary: with no
     # message that names the WSL2 side, a container not given the GPU is the likelier cause.
+    seen = next((r for r in d.reads if r.fact == "container.gpu_seen_inside"), None)
+    if container not in (None, "none") and seen is not None and (torch is None or torch.build.value in (None, "cpu")):
+        # Started with the GPU (--gpus, the nvidia runtime) and nvidia-smi sees it inside: the device reached
+        # the container, so a framework that still finds no CUDA is most often the image's CPU-only build.
+        evidence.append(Evidence("container.gpu_seen_inside", seen.value, seen.source))
+        return [rule.finding(
+            "CUDA is unavailable inside a container started with GPU access: most often the image installed a "
+            "CPU-only build of the framework", evidence=evidence, category="cpu-only-build",
+            fix=Fix("Check inside the container (`nvidia-smi`, then torch.version.cuda: None is a CPU build) and "
+                    "install the CUDA build in the image (pip's --index-url https://download.pytorch.org/whl/cuXXX, "
+                    "or a CUDA base image's framework).", ("nvidia-smi", "gpudoctor install torch")))]
     if container not in (None, "none"):
         evidence.append(Evidence("system.container", str(container), s.system.container.source))
         return [rule.finding(
