@@ -223,6 +223,8 @@ from gpudoctor.diagnose.catalog import match_text
     ("cuda-not-available", "CUDA not available, falling back to CPU"),
     ("gpu-not-detected-statement", "For now, chroma is running using CPU only."),
     ("gpu-not-detected-statement", "everything is running on the CPU"),
+    ("gpu-overheating-statement", "my card keeps overheating and the training stops"),
+    ("gpu-overheating-statement", "the GPU temperature reaches 95 degrees C"),
     ("tensorrt-library-missing", "FileNotFoundError: Could not find: nvinfer_10.dll. Is it on your PATH?"),
     ("cpu-and-gpu-builds-installed-statement", "both the GPU and CPU packages were installed"),
     ("deepspeed-no-cuda-home", "[WARNING]  cpu_adam cuda is missing or is incompatible with installed torch, only cpu "
@@ -267,3 +269,12 @@ def test_pip_listing_versions_is_not_no_wheel_for_any_package(message):
 ])
 def test_a_python_named_beside_a_working_install_is_no_support_statement(message):
     assert not any(m.entry.id == "python-support-missing-statement" for m in match_text(message))
+
+
+@pytest.mark.parametrize("message", [
+    "GPU is at 99% utilization the whole time",  # a load, not a temperature
+    "the card hits 95 FPS in the benchmark",
+    "GPU temperature is 65 C under load",
+])
+def test_a_gpu_that_is_busy_or_warm_is_no_overheating_statement(message):
+    assert not any(m.entry.id == "gpu-overheating-statement" for m in match_text(message))
