@@ -307,3 +307,15 @@ def test_a_container_given_the_gpu_that_still_runs_on_the_cpu_has_a_cpu_build():
     assert ("GD820", "container-no-gpu", Severity.WARNING) in _outcomes(started + symptom)
     # and without the GPU flags, the start asked for no GPU
     assert ("GD820", "cpu-only-build", Severity.WARNING) not in _outcomes("docker run -it app\n" + seen + symptom)
+
+
+def test_a_cuda_the_reporter_names_beside_another_tensorflow_build_is_a_warning():
+    said = "Tensorflow 2.3.1 training does not use GPU but CPU with CUDA 11.2\nUbuntu 18.04, GPU K80\n"
+    assert ("GD208", "framework-cuda-mismatch", Severity.WARNING) in _outcomes(said)
+    # the driver's CUDA in nvidia-smi's banner is no installed toolkit
+    banner = ("tensorflow==2.3.1\nUbuntu 18.04, GPU K80\n"
+              "| NVIDIA-SMI 460.32.03    Driver Version: 460.32.03    CUDA Version: 11.2     |\n")
+    assert not any(code == "GD208" for code, _, _ in _outcomes(banner))
+    # the CUDA TensorFlow 2.3 was built for (10.1) is no mismatch
+    built_for = "Tensorflow 2.3.1 with CUDA 10.1 does not use GPU\nUbuntu 18.04, GPU K80\n"
+    assert not any(code == "GD208" for code, _, _ in _outcomes(built_for))

@@ -220,6 +220,7 @@ def test_a_version_quoted_in_a_sentence_is_a_stated_fact(text, build, cuda, vers
 
 def test_a_pip_pin_glued_to_chinese_text_keeps_its_version_only():
     assert fw("tensorflow-gpu==1.14.0下默认使用cpu进行训练\n", "tensorflow").version.value == "1.14.0"
+    assert fw("- TensorFlow==2.3.\n", "tensorflow").version.value == "2.3"  # the sentence's full stop
 
 
 def test_a_sentence_quoting_false_on_windows_names_the_cpu_wheel():

@@ -13,8 +13,9 @@ from gpudoctor.rules.runtimes import SHARED_MODULE
 
 _NAME = r"[A-Za-z0-9_][A-Za-z0-9._-]{0,80}"  # conda's own start with "_": _pytorch_select
 # Also as a list item in a sentence's markdown: "- `ctranslate2==4.4.0`".
-# A version ends at the first character no version has: "tensorflow-gpu==1.14.0下默认使用cpu" is 1.14.0.
-_FREEZE = re.compile(rf"^(?:\[(pip\d?)\] |[ \t]{{0,4}}[-*][ \t]{{1,2}}`?)?({_NAME})==([\w.+!*-]{{1,60}}?)"
+# A version ends at the first character no version has: "tensorflow-gpu==1.14.0下默认使用cpu" is 1.14.0,
+# and a sentence's full stop is not the version's: "TensorFlow==2.3." is 2.3.
+_FREEZE = re.compile(rf"^(?:\[(pip\d?)\] |[ \t]{{0,4}}[-*][ \t]{{1,2}}`?)?({_NAME})==([\w.+!*-]{{1,60}}?)\.?"
                      r"(?:`?[ \t]*$|(?=[^\x00-\x7f]))", re.M | re.A)
 _CONDA_TAGGED = re.compile(rf"^\[conda\] ({_NAME})[ \t]{{1,60}}(\S{{1,60}})(?:[ \t]{{1,60}}(\S{{1,80}}))?"
                            rf"(?:[ \t]{{1,60}}(\S{{1,40}}))?[ \t]*$", re.M)
