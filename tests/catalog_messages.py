@@ -512,6 +512,8 @@ MESSAGES = {
     "tensorrt-half2-not-native": "[TensorRT] WARNING: Half2 support requested on hardware without native FP16 support, "
                                  "performance will be negatively affected.",
     "gpu-overheating-statement": "hashcat quits after a few minutes because the GPU exceeds 90º C, even with fans at 100%.",
+    "driver-api-symbol-missing": "ImportError: /usr/lib/python3/dist-packages/sgl_kernel/common_ops.abi3.so: undefined "
+                                 "symbol: cuGreenCtxDestroy",
     "cpu-and-gpu-builds-installed-statement": "I have installed both the CPU and GPU versions of onnxruntime.",
     "python-support-missing-statement": "I found that the gym only supports up to 3.8, while you're using Python 3.9 "
                                         "in Conda.",

@@ -278,3 +278,12 @@ def test_a_python_named_beside_a_working_install_is_no_support_statement(message
 ])
 def test_a_gpu_that_is_busy_or_warm_is_no_overheating_statement(message):
     assert not any(m.entry.id == "gpu-overheating-statement" for m in match_text(message))
+
+
+@pytest.mark.parametrize("message", [
+    "undefined symbol: cublasLtMatmulAlgoGetHeuristic",  # cuBLAS: a library, not the driver
+    "undefined symbol: cudaGetDriverEntryPointByVersion",  # the runtime, bundled with the program
+    "undefined symbol: cudnnGetVersion",
+])
+def test_a_library_or_runtime_symbol_is_no_missing_driver_function(message):
+    assert not any(m.entry.id == "driver-api-symbol-missing" for m in match_text(message))
