@@ -225,6 +225,9 @@ from gpudoctor.diagnose.catalog import match_text
     ("gpu-not-detected-statement", "everything is running on the CPU"),
     ("gpu-overheating-statement", "my card keeps overheating and the training stops"),
     ("gpu-overheating-statement", "the GPU temperature reaches 95 degrees C"),
+    ("gpu-support-dropped-statement", "Feature Request: Add support for Pascal architecture (sm_61 / GTX 1060) in "
+                                      "official prebuilt binaries"),
+    ("gpu-support-dropped-statement", "the official Windows CUDA prebuilt packages do not include sm_61."),
     ("tensorrt-library-missing", "FileNotFoundError: Could not find: nvinfer_10.dll. Is it on your PATH?"),
     ("cpu-and-gpu-builds-installed-statement", "both the GPU and CPU packages were installed"),
     ("deepspeed-no-cuda-home", "[WARNING]  cpu_adam cuda is missing or is incompatible with installed torch, only cpu "
@@ -287,3 +290,11 @@ def test_a_gpu_that_is_busy_or_warm_is_no_overheating_statement(message):
 ])
 def test_a_library_or_runtime_symbol_is_no_missing_driver_function(message):
     assert not any(m.entry.id == "driver-api-symbol-missing" for m in match_text(message))
+
+
+@pytest.mark.parametrize("message", [
+    "Please add support for sm_120 (RTX 5090)",  # a GPU newer than the release, not one it dropped
+    "the wheels do not include sm_90a kernels for FP8",
+])
+def test_asking_for_a_newer_architecture_is_no_dropped_support(message):
+    assert not any(m.entry.id == "gpu-support-dropped-statement" for m in match_text(message))
