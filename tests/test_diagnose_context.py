@@ -319,3 +319,11 @@ def test_a_cuda_the_reporter_names_beside_another_tensorflow_build_is_a_warning(
     # the CUDA TensorFlow 2.3 was built for (10.1) is no mismatch
     built_for = "Tensorflow 2.3.1 with CUDA 10.1 does not use GPU\nUbuntu 18.04, GPU K80\n"
     assert not any(code == "GD208" for code, _, _ in _outcomes(built_for))
+
+
+def test_a_source_build_of_torch_is_no_pypi_wheel():
+    jetson = "- **OS:** NVIDIA JetPack 6.2 (Linux for Tegra, aarch64)\n"
+    # NVIDIA's JetPack wheel: a pre-release with a commit as its local version, built with CUDA
+    assert not any(code == "GD501" for code, _, _ in _outcomes(jetson + "- **torch:** 2.5.0a0+872d972e41.nv24.08\n"))
+    # PyPI's own torch 2.5.0 for aarch64 is the CPU build
+    assert any(code == "GD501" for code, _, _ in _outcomes(jetson + "- **torch:** 2.5.0\n"))

@@ -139,8 +139,10 @@ def _torch_from_matrices(f: Facts, m: Matrices) -> None:
     series = ".".join(version.split("+")[0].split(".")[:2])
     build = f.fw_get("torch", "build")
     # A version without a local tag is PyPI's default wheel; a paste that only shows
-    # it is a CUDA build (nvidia-* requirements) still lacks which CUDA.
-    if known and (build is None or (build == "cuda" and f.fw_get("torch", "cuda") is None)):
+    # it is a CUDA build (nvidia-* requirements) still lacks which CUDA. A source build
+    # ("2.5.0a0+872d972e41", NVIDIA's JetPack and NGC builds) is no PyPI wheel at all.
+    from_pypi = "+" not in version and not re.search(r"(?:a|b|rc|\.dev)\d*$", version.split("+")[0])
+    if known and from_pypi and (build is None or (build == "cuda" and f.fw_get("torch", "cuda") is None)):
         default = [b for b in m.torch_builds_of(version, platform) if b.pypi_default]
         if default and (build is None or default[0].cuda):
             b = default[0]
