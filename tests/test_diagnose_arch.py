@@ -340,3 +340,12 @@ def test_sdpas_kernel_range_warning_says_which_side_of_it_the_gpu_is(sm, categor
              "sdp_utils.cpp:212.)\n")
     findings = [f for f in _findings(paste) if f.code == "GD850"]
     assert [(f.category, f.severity.value) for f in findings] == [(category, "warning")]
+
+
+@pytest.mark.parametrize("gpu, category", [
+    ("NVIDIA Jetson Orin Nano", ["framework-cuda-mismatch"]),  # a wheel for server ARM CUDA, not JetPack's
+    ("NVIDIA GeForce RTX 3090", ["arch-not-in-build"]),
+])
+def test_a_kernel_missing_by_name_is_a_build_without_this_gpu_or_this_cuda_platform(gpu, category):
+    paste = f"GPU 0: {gpu} (UUID: GPU-0)\nRuntimeError: Error named symbol not found at line 233 in file /src/csrc/ops.cu\n"
+    assert _categories(paste, "GD801") == category

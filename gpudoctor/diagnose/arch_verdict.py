@@ -10,6 +10,7 @@ import re
 from gpudoctor.compat import parse_arch_list
 from gpudoctor.diagnose import Diagnosis
 from gpudoctor.diagnose.build import OS_WHEEL_PLATFORM
+from gpudoctor.diagnose.gpu_text import on_jetson
 from gpudoctor.findings import Evidence, Finding, Fix, Severity
 from gpudoctor.matrices import Matrices
 from gpudoctor.rules.registry import RULES
@@ -292,6 +293,8 @@ def message_arch_category(entry_id: str, text: str, s: Snapshot) -> str | None:
         if sm is not None and sm.major >= 8:
             return "arch-too-new-for-cuda"
         return "arch-dropped" if sm is not None and sm.major < 7 else None
+    if entry_id == "cuda-symbol-not-found" and on_jetson(s):
+        return "framework-cuda-mismatch"  # a build for server ARM (SBSA) CUDA, not JetPack's Tegra CUDA
     if entry_id == "tensorrt-half2-not-native":
         # TensorRT reads fast FP16 from its own table of SMs: a GPU that has it (sm_60, sm_62, sm_70 on)
         # and is still refused is one the release does not know, a TensorRT older than the GPU.

@@ -4,9 +4,8 @@ a library built at install time), and a WSL 2 whose Windows predates GPU support
 
 from __future__ import annotations
 
-import re
-
 from gpudoctor.diagnose import Diagnosis
+from gpudoctor.diagnose.gpu_text import JETSON, on_jetson
 from gpudoctor.findings import CATEGORIES, Evidence, Finding, Fix, Severity
 from gpudoctor.rules.registry import RULES
 
@@ -108,10 +107,10 @@ def cpu_fallback_findings(d: Diagnosis, findings: list[Finding]) -> list[Finding
             fix=Fix("Check which build is installed now (torch.version.cuda None, tensorflow-cpu, a jaxlib without "
                     "its CUDA plugin) and reinstall the GPU build after the package, or install the package with "
                     "--no-deps.", ("pip list | grep -i -E 'torch|tensorflow|jax'", "gpudoctor install torch")))]
-    if _on_jetson(d) and (torch is None or torch.build.value in (None, "cpu")):
+    if on_jetson(s) and (torch is None or torch.build.value in (None, "cpu")):
         # PyPI's and conda's aarch64 wheels are CPU-only or SBSA (server) builds: neither drives
         # Tegra's integrated GPU; only NVIDIA's JetPack builds do (install_channels.toml [[jetson]]).
-        gpu = next(g for g in s.gpus or () if _JETSON.search(g.name or ""))
+        gpu = next(g for g in s.gpus or () if JETSON.search(g.name or ""))
         evidence.append(Evidence(f"gpus[{gpu.index}].name", str(gpu.name), gpu.source))
         return [rule.finding(
             f"CUDA is unavailable on a Jetson ({gpu.name}): most often a wheel not built for it (PyPI's and "
@@ -121,14 +120,6 @@ def cpu_fallback_findings(d: Diagnosis, findings: list[Finding]) -> list[Finding
                     "frameworks/install-pytorch-jetson-platform/index.html)",
                     ("cat /etc/nv_tegra_release", "gpudoctor install torch")))]
     return []
-
-
-# Jetson modules as people and tools name them: "jetson nano", "NVIDIA Tegra X1", "AGX Orin", "Xavier NX".
-_JETSON = re.compile(r"\b(?:jetson|tegra|orin|xavier)\b", re.I)
-
-
-def _on_jetson(d: Diagnosis) -> bool:
-    return any(_JETSON.search(g.name or "") for g in d.snapshot.gpus or ())
 
 
 def _wsl_gpu_capable(build: int) -> bool:

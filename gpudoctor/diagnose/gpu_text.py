@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from gpudoctor.snapshot import Snapshot
+
 # GPU names as typed. The consumer and workstation families need no context;
 # short data-center names ("T4", "A100", "L4") and bare numbers ("my 3090") only
 # count on a line that is about a GPU.
@@ -100,3 +102,11 @@ def gpu_names(text: str) -> list[str]:
         if not any(a <= m.start() < b for a, b in taken) and (m.group(1) or context):
             names.append(f"{'GTX' if m.group(2) in ('10', '16') else 'RTX'} {m.group(2)} series")
     return list(dict.fromkeys(n.strip() for n in names))
+
+
+# Jetson modules as people and tools name them: "jetson nano", "NVIDIA Tegra X1", "AGX Orin", "Xavier NX".
+JETSON = re.compile(r"\b(?:jetson|tegra|orin|xavier)\b", re.I)
+
+
+def on_jetson(s: Snapshot) -> bool:
+    return any(JETSON.search(g.name or "") for g in s.gpus or ())
