@@ -228,6 +228,7 @@ from gpudoctor.diagnose.catalog import match_text
     ("gpu-support-dropped-statement", "Feature Request: Add support for Pascal architecture (sm_61 / GTX 1060) in "
                                       "official prebuilt binaries"),
     ("gpu-support-dropped-statement", "the official Windows CUDA prebuilt packages do not include sm_61."),
+    ("gpu-support-dropped-statement", "I found only the option that my video card is outdated, is that so?"),
     ("tensorrt-library-missing", "FileNotFoundError: Could not find: nvinfer_10.dll. Is it on your PATH?"),
     ("cpu-and-gpu-builds-installed-statement", "both the GPU and CPU packages were installed"),
     ("deepspeed-no-cuda-home", "[WARNING]  cpu_adam cuda is missing or is incompatible with installed torch, only cpu "
