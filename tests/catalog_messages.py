@@ -515,6 +515,8 @@ MESSAGES = {
     "driver-api-symbol-missing": "ImportError: /usr/lib/python3/dist-packages/sgl_kernel/common_ops.abi3.so: undefined "
                                  "symbol: cuGreenCtxDestroy",
     "cuda-symbol-not-found": "RuntimeError: Error named symbol not found at line 233 in file /src/csrc/ops.cu",
+    "one-gpu-of-several-fails-statement": "One GPU frequently shows CUDA Error: unspecified launch failure and then the "
+                                          "miner restarts",
     "cpu-and-gpu-builds-installed-statement": "I have installed both the CPU and GPU versions of onnxruntime.",
     "python-support-missing-statement": "I found that the gym only supports up to 3.8, while you're using Python 3.9 "
                                         "in Conda.",

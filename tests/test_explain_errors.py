@@ -31,7 +31,8 @@ def test_every_printed_message_cites_the_source_that_prints_it():
                        "gpu-lost-after-install-statement", "gpu-support-missing-statement",
                        "driver-not-loading-statement", "python-support-missing-statement",
                        "cpu-build-installed-statement", "container-toolkit-missing-statement",
-                       "cpu-and-gpu-builds-installed-statement", "gpu-overheating-statement"}
+                       "cpu-and-gpu-builds-installed-statement", "gpu-overheating-statement",
+                       "one-gpu-of-several-fails-statement"}
     assert all(u.startswith("https://") for e in load_catalog() for u in e.printed_by)
 
 

@@ -229,6 +229,8 @@ from gpudoctor.diagnose.catalog import match_text
                                       "official prebuilt binaries"),
     ("gpu-support-dropped-statement", "the official Windows CUDA prebuilt packages do not include sm_61."),
     ("gpu-support-dropped-statement", "I found only the option that my video card is outdated, is that so?"),
+    ("one-gpu-of-several-fails-statement", "it is always the same card that drops out"),
+    ("one-gpu-of-several-fails-statement", "only GPU 2 crashes after a few hours"),
     ("tensorrt-library-missing", "FileNotFoundError: Could not find: nvinfer_10.dll. Is it on your PATH?"),
     ("cpu-and-gpu-builds-installed-statement", "both the GPU and CPU packages were installed"),
     ("deepspeed-no-cuda-home", "[WARNING]  cpu_adam cuda is missing or is incompatible with installed torch, only cpu "
@@ -299,3 +301,11 @@ def test_a_library_or_runtime_symbol_is_no_missing_driver_function(message):
 ])
 def test_asking_for_a_newer_architecture_is_no_dropped_support(message):
     assert not any(m.entry.id == "gpu-support-dropped-statement" for m in match_text(message))
+
+
+@pytest.mark.parametrize("message", [
+    "I have one GPU and the program fails with out of memory",  # a machine with one GPU, not one of several
+    "only one GPU is used by the trainer",
+])
+def test_a_single_gpu_machine_is_no_one_of_several_statement(message):
+    assert not any(m.entry.id == "one-gpu-of-several-fails-statement" for m in match_text(message))
