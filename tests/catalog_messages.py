@@ -517,6 +517,8 @@ MESSAGES = {
     "cuda-symbol-not-found": "RuntimeError: Error named symbol not found at line 233 in file /src/csrc/ops.cu",
     "one-gpu-of-several-fails-statement": "One GPU frequently shows CUDA Error: unspecified launch failure and then the "
                                           "miner restarts",
+    "pip-old-release-no-file-here": "ERROR: Could not find a version that satisfies the requirement cumm<0.5.0,>=0.4.5 "
+                                    "(from spconv) (from versions: 0.1.0, 0.5.0, 0.5.1, 0.6.0)",
     "cpu-and-gpu-builds-installed-statement": "I have installed both the CPU and GPU versions of onnxruntime.",
     "python-support-missing-statement": "I found that the gym only supports up to 3.8, while you're using Python 3.9 "
                                         "in Conda.",

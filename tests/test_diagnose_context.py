@@ -327,3 +327,14 @@ def test_a_source_build_of_torch_is_no_pypi_wheel():
     assert not any(code == "GD501" for code, _, _ in _outcomes(jetson + "- **torch:** 2.5.0a0+872d972e41.nv24.08\n"))
     # PyPI's own torch 2.5.0 for aarch64 is the CPU build
     assert any(code == "GD501" for code, _, _ in _outcomes(jetson + "- **torch:** 2.5.0\n"))
+
+
+@pytest.mark.parametrize("pin, named", [
+    ("cumm<0.5.0,>=0.4.5 (from spconv) (from versions: 0.1.0, 0.5.0, 0.5.1)", True),  # a gap: 0.4.x has no file here
+    ("somepkg==1.2.0 (from versions: 2.0.0, 2.1.0)", True),  # older than every listed version
+    ("requests==9.0 (from versions: 2.31.0, 2.32.0)", False),  # above them: not out yet, or a typo
+    ("somepkg>=3.0 (from versions: 1.0, 2.0)", False),
+])
+def test_pip_refusing_an_older_pin_is_a_python_without_its_files(pin, named):
+    paste = f"ERROR: Could not find a version that satisfies the requirement {pin}\n"
+    assert (("GD814", "python-version-unsupported", Severity.ERROR) in _outcomes(paste)) is named

@@ -16,7 +16,7 @@ from gpudoctor.diagnose.arch_verdict import (arch_category, build_nvcc_lacks_gpu
                                              gpus_older_than_the_cuda, message_arch_category, named_cudas,
                                              stated_cuda_cannot_target_gpu, xla_ptx_newer_than_driver)
 from gpudoctor.diagnose.fallback import cpu_fallback_findings, wsl_host_findings
-from gpudoctor.diagnose.install_verdict import variant_without_wheels_for_python
+from gpudoctor.diagnose.install_verdict import pins_an_older_release, variant_without_wheels_for_python
 from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.diagnose.library_verdict import (LIBRARY_NOT_LOADED_CODES, TORCH_CUDNN_FIRST_FIX, TWO_CUDNN_MAJORS_FIX,
                                                 bundles_its_cudnn, cuda_dirs_on_library_path, cudnn_loaded_from_library_path,
@@ -80,6 +80,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
                                                            for r in d.reads):
             category = "container-no-gpu"  # the entrypoint found no driver inside the container
         category = message_arch_category(entry.id, sig.text, d.snapshot) or category
+        if entry.id == "pip-old-release-no-file-here" and not pins_an_older_release(sig.text):
+            continue  # a pin above every listed version may be a release not yet out: nothing to say
         on_cpu = next((r for r in d.reads if r.fact == "code.device_cpu"), None) \
             if entry.id == "ctranslate2-compute-type-unsupported" else None
         if on_cpu is not None:

@@ -4,6 +4,11 @@ because the last release with cu116 wheels (1.13.1) stops at Python 3.10."""
 
 from __future__ import annotations
 
+import re
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
 from gpudoctor.diagnose import Diagnosis
 from gpudoctor.diagnose.build import OS_WHEEL_PLATFORM
 from gpudoctor.findings import Evidence, Finding, Fix
@@ -44,3 +49,27 @@ def variant_without_wheels_for_python(d: Diagnosis, m: Matrices) -> list[Finding
         fix=Fix(f"Use a Python up to {newest.python_max} for {variant}, or a newer CUDA variant that has wheels for "
                 f"Python {s.system.python.value} (`gpudoctor install torch --python {s.system.python.value}` names one).",
                 (f"uv venv --python {newest.python_max}", f"gpudoctor install torch --python {s.system.python.value}")))]
+
+
+# pip's "Could not find a version that satisfies the requirement cumm<0.5.0,>=0.4.5 (from spconv)
+# (from versions: 0.1.0, 0.5.0, ...)": the requirement's specifiers and the versions listed.
+_PIP_ASKED = re.compile(r"satisfies the requirement [\w.\[\]-]+? ?((?:[=<>~!]=?=?[\w.*+!-]+,? ?)+)"
+                        r"(?:\([^)\n]{0,80}\) ?)?\(from versions: ([^)\n]{1,4000})\)")
+
+
+def pins_an_older_release(text: str) -> bool:
+    """Whether pip's refusal pins a release older than the newest it lists: every version the
+    requirement allows lies below a version that has a file here, so the pinned one exists
+    and has none for this Python or platform. A pin above every listed version may be a
+    release not yet out, a typo: it proves nothing."""
+    m = _PIP_ASKED.search(text)
+    if m is None:
+        return False
+    try:
+        spec = SpecifierSet(m.group(1).replace(" ", "").rstrip(","))
+        listed = [Version(v) for v in (p.strip() for p in m.group(2).split(",")) if v]
+        bounds = [Version(s.version) for s in spec if s.operator in ("==", "===", "<", "<=") and "*" not in s.version]
+    except (InvalidSpecifier, InvalidVersion):
+        return False
+    return bool(listed and bounds) and not any(spec.contains(v, prereleases=True) for v in listed) \
+        and min(bounds) <= max(listed)
