@@ -231,6 +231,7 @@ from gpudoctor.diagnose.catalog import match_text
     ("gpu-support-dropped-statement", "I found only the option that my video card is outdated, is that so?"),
     ("one-gpu-of-several-fails-statement", "it is always the same card that drops out"),
     ("one-gpu-of-several-fails-statement", "only GPU 2 crashes after a few hours"),
+    ("cuda-symbol-not-found", "SetKernelsGpuData copy to cData failed invalid device symbol"),
     ("tensorrt-library-missing", "FileNotFoundError: Could not find: nvinfer_10.dll. Is it on your PATH?"),
     ("cpu-and-gpu-builds-installed-statement", "both the GPU and CPU packages were installed"),
     ("deepspeed-no-cuda-home", "[WARNING]  cpu_adam cuda is missing or is incompatible with installed torch, only cpu "
