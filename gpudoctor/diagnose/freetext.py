@@ -124,18 +124,18 @@ _OS = re.compile(r"\b(Windows[ \t]?(?:10|11|Server[ \t]\d{4})|Ubuntu[ \t]?\d{2}\
                  # "multi gpu on windows": the platform without a version
                  r"(?<=\bon[ \t])Windows(?![ \t]?(?:Subsystem|Terminal|Server|1[01]|\d)))\b", re.I)
 # Paths say which OS a traceback came from.
-_LINUX_PATH = re.compile(r"(?:^|[\s\"'(])/(?:home|usr/local/lib|usr/lib|opt/conda|root|mnt|data|scratch|opt)/"
+_LINUX_PATH = re.compile(r"(?<![^\s\"'(])/(?:home|usr/local/lib|usr/lib|opt/conda|root|mnt|data|scratch|opt)/"
                          r"[^\s]{0,200}?python3\.\d{1,2}/")
 _WINDOWS_PATH = re.compile(r"\b[A-Z]:\\(?:Users|Program Files|ProgramData|ComfyUI|AI|stable-diffusion|Python\d*|"
                            r"[\w .-]{1,40}\\(?:venv|python_embeded|Lib|Scripts|site-packages))\\|\\Lib\\site-packages\\|"
                            r"\bpython\.exe\b|\bwin_amd64\b|\bPS [A-Z]:\\|"
                            # a cmd.exe prompt, after a venv's or conda env's name: "(myenv) H:\RVC-beta>python x.py"
-                           r"(?:^|\n)(?:\([\w.-]{1,40}\)[ \t])?[A-Z]:\\[^\n<>|\"]{0,200}>[ \t]?\w", re.I)
+                           r"(?<![^\n])(?:\([\w.-]{1,40}\)[ \t])?[A-Z]:\\[^\n<>|\"]{0,200}>[ \t]?\w", re.I)
 # The interactive interpreter's banner names the platform it was built for:
 # "[GCC 7.3.0] :: Anaconda, Inc. on linux", "[MSC v.1916 64 bit (AMD64)] on win32".
 _PY_BANNER = re.compile(r"\[(?:GCC|Clang|MSC)[ \t][^\]\n]{0,80}\][^\n]{0,60}?\bon (linux|win32|darwin)[ \t]*$", re.M)
 _BANNER_OS = {"linux": "linux", "win32": "windows", "darwin": "darwin"}
-_MAC_PATH = re.compile(r"(?:^|[\s\"'(])/(?:Users/[^/\s]{1,40}|Library/Frameworks)/[^\s]{0,200}?python3\.\d{1,2}/|"
+_MAC_PATH = re.compile(r"(?<![^\s\"'(])/(?:Users/[^/\s]{1,40}|Library/Frameworks)/[^\s]{0,200}?python3\.\d{1,2}/|"
                        r"\bmacosx_\d{2}_\d_arm64\b")
 _OS_WORDS = ("windows", "ubuntu", "debian", "centos", "rocky", "rhel", "fedora", "macos", "arch linux")
 # Not in a search list's glob ("/usr/lib/wsl/lib/libcuda.so*"): that is where a tool looks, not where it runs.
@@ -308,9 +308,9 @@ def _system(p: Paste, f: Facts, found) -> None:
             continue  # under WSL2 the Windows version describes the host, not the Linux that runs the code
         note_os(f, m.group(1), src, STATED)
     def search(rx: re.Pattern, needles: tuple[str, ...]):
-        # Each pattern's matches all contain one of its needles: a cheap test spares
-        # a regex pass over a long log that has none of them.
-        return rx.search(p.text) if any(p.lines_with(n) for n in needles) else None
+        # Each pattern's matches lie on one line and contain one of its needles: only the
+        # lines that hold a needle are searched, not a long log around them.
+        return next(p.scan(rx, *needles), None)
 
     paths: tuple[tuple[re.Pattern, str, tuple[str, ...]], ...] = (
         (_LINUX_PATH, "linux", ("python3.",)),
