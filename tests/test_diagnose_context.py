@@ -338,3 +338,9 @@ def test_a_source_build_of_torch_is_no_pypi_wheel():
 def test_pip_refusing_an_older_pin_is_a_python_without_its_files(pin, named):
     paste = f"ERROR: Could not find a version that satisfies the requirement {pin}\n"
     assert (("GD814", "python-version-unsupported", Severity.ERROR) in _outcomes(paste)) is named
+
+
+def test_a_paging_file_too_small_is_no_missing_cudnn():
+    line = ('OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading '
+            '"C:\\env\\lib\\site-packages\\torch\\lib\\cudnn_adv_infer64_8.dll" or one of its dependencies.\n')
+    assert not any(code == "GD805" for code, _, _ in _outcomes(line))
