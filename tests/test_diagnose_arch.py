@@ -349,3 +349,13 @@ def test_sdpas_kernel_range_warning_says_which_side_of_it_the_gpu_is(sm, categor
 def test_a_kernel_missing_by_name_is_a_build_without_this_gpu_or_this_cuda_platform(gpu, category):
     paste = f"GPU 0: {gpu} (UUID: GPU-0)\nRuntimeError: Error named symbol not found at line 233 in file /src/csrc/ops.cu\n"
     assert _categories(paste, "GD801") == category
+
+
+@pytest.mark.parametrize("gpu, sm, category", [
+    ("NVIDIA GeForce RTX 3090", "sm_86", "arch-too-new-for-cuda"),  # every current build carries it: the torch is older
+    # the cu126 builds carry sm_61, the cu128/cu130 ones do not: which is installed decides, not the age
+    ("NVIDIA GeForce GTX 1080", "sm_61", "arch-not-in-build"),
+])
+def test_torchs_warning_with_its_build_unknown_is_judged_against_the_current_builds(gpu, sm, category):
+    paste = f"{gpu} with CUDA capability {sm} is not compatible with the current PyTorch installation.\n"
+    assert _categories(paste, "GD801") == [category]

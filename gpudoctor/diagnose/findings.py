@@ -79,7 +79,7 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
         if entry.id == "ngc-container-driver-floor" and any(r.fact == "image.driver_detected" and r.value == "none"
                                                            for r in d.reads):
             category = "container-no-gpu"  # the entrypoint found no driver inside the container
-        category = message_arch_category(entry.id, sig.text, d.snapshot) or category
+        category = message_arch_category(entry.id, sig.text, d.snapshot, m) or category
         if entry.id == "pip-old-release-no-file-here" and not pins_an_older_release(sig.text):
             continue  # a pin above every listed version may be a release not yet out: nothing to say
         on_cpu = next((r for r in d.reads if r.fact == "code.device_cpu"), None) \
