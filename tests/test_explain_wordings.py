@@ -232,6 +232,8 @@ from gpudoctor.diagnose.catalog import match_text
     ("one-gpu-of-several-fails-statement", "it is always the same card that drops out"),
     ("one-gpu-of-several-fails-statement", "only GPU 2 crashes after a few hours"),
     ("cuda-symbol-not-found", "SetKernelsGpuData copy to cData failed invalid device symbol"),
+    ("cuda-libs-missing", "        cublas64_13.dll => not found"),
+    ("cuda-libs-missing", "\u9047\u5230\u7ec8\u7aef\u663e\u793acublasxx.dll\u4e0d\u5b58\u5728\u7684\u9519\u8bef"),
     ("tensorrt-library-missing", "FileNotFoundError: Could not find: nvinfer_10.dll. Is it on your PATH?"),
     ("cpu-and-gpu-builds-installed-statement", "both the GPU and CPU packages were installed"),
     ("deepspeed-no-cuda-home", "[WARNING]  cpu_adam cuda is missing or is incompatible with installed torch, only cpu "
