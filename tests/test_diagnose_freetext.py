@@ -93,6 +93,8 @@ def test_a_bare_wheel_tag_needs_a_line_of_its_own(text):
     ("GPU:3090", "RTX 3090", "8.6"),  # a form's answer after the colon, not a port
     ("CUDA error，是目前还不支持5090吗？", "RTX 5090", "12.0"),  # no ASCII boundary after the number
     ("The computing power of 3090 is 8.6. Does it no longer support FP8?", "RTX 3090", "8.6"),
+    ("Tesla K-80", "Tesla K-80", "3.7"),  # a data-center model typed with a hyphen
+    ("training on a V-100 node", "V-100", "7.0"),
 ])
 def test_gpu_names_as_typed(text, name, cc):
     s = snap(text)

@@ -15,7 +15,8 @@ GPU_FAMILY = re.compile(  # (?<![A-Za-z0-9_]) rather than \b: "显卡是RTX3060"
     r"(?<![A-Za-z0-9_])((?:RTX|GTX|GT|MX)[ \t-]?(?:A|PRO[ \t])?\d{3,4}(?:[ \t]?(?:Ti|SUPER|Super|S|D|M)\b)?"
     r"(?:[ \t]{1,2}(?:Ti|SUPER|Super|D|Laptop(?:[ \t]GPU)?|Mobile|Max-Q|Ada(?:[ \t]Generation)?|Blackwell))*"
     r"|(?:TITAN|Titan)[ \t](?:RTX|V|Xp|X|Black|Z)(?:[ \t]\(?Pascal\)?)?"
-    r"|(?:A100|A800|H100|H200|H800|H20|GH200|B200|B100|B300|GB200|GB300|V100S?|P100|K80|K40m?|K20X?m?|M40|M60)"
+    # also typed with a hyphen ("Tesla K-80", "V-100"): normalise() joins them
+    r"|(?:A-?100|A-?800|H-?100|H-?200|H-?800|H20|GH200|B200|B100|B300|GB200|GB300|V-?100S?|P-?100|K-?80|K-?40m?|K20X?m?|M40|M60)"
     r"(?:[- ](?:SXM\d?|PCIE|PCIe|NVL|HBM3e?|\d{2,3}GB?|\d{2,3}G))*"
     r"|Quadro[ \t](?:RTX[ \t]|FX[ \t])?[A-Z]{0,2}\d{3,4}[A-Z]?|Jetson[ \t](?:AGX[ \t])?(?:Orin|Xavier|Nano|TX2|TX1|Thor)"
     r"(?:[ \t](?:NX|Nano))?|GeForce[ \t]\d{3}M[X]?"
@@ -46,7 +47,8 @@ _GPU_CONTEXT = re.compile(r"gpu|graphics|card|nvidia|geforce|device|tesla|instan
 # short data-center GPU one of the context words: cheap filters for the lines.
 GPU_WORDS = ("rtx", "gtx", "gt ", "gt-", "mx", "titan", "quadro", "jetson", "geforce", "nvidia", "a100", "a800",
               "h100", "h200", "h800", "h20", "gh200", "b200", "b100", "b300", "gb200", "gb300", "v100", "p100",
-              "k80", "k40", "k20", "m40", "m60")
+              "k80", "k40", "k20", "m40", "m60", "a-100", "a-800", "h-100", "h-200", "h-800", "v-100", "p-100",
+              "k-80", "k-40")
 CONTEXT_WORDS = ("gpu", "graphics", "card", "nvidia", "geforce", "device", "tesla", "instance", "vram", " on ", "my ",
                   "compute capability", "computing power", "算力", "support", "支持", "换成", "換成",
                   "have a", "got a", "bought a", "using a", "use a", "uses a", "with a", "with two", "with dual",

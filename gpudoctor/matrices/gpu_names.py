@@ -43,6 +43,7 @@ def normalise(name: str) -> str:
     s = name.lower()
     s = re.sub(r"\bmig\b.*", " ", s)  # "... MIG 3g.40gb": the profile is not the model
     s = re.sub(r"\b(nvidia|geforce|tesla)\b|®|™|\(r\)|\(tm\)", " ", s)
+    s = re.sub(r"\b([a-z])-(\d{2,3})\b", r"\1\2", s)  # "K-80", "V-100": the model's own name
     s = re.sub(r"\b(rtx|gtx|gt|mx)(?=\d)", r"\1 ", s)  # "rtx4090" -> "rtx 4090"
     s = re.sub(r"(?<![a-z\d])(\d+)\s*(gb|g)\b", r"\1gb", s)  # "80 GB", "144G" -> "80gb"; "A10G" stays
     s = re.sub(r"(\d{3,4})(ti|super|d|m|s)\b", r"\1 \2", s)  # "3080ti" -> "3080 ti", "980m" -> "980 m"
