@@ -319,6 +319,9 @@ def test_a_cuda_the_reporter_names_beside_another_tensorflow_build_is_a_warning(
     # the CUDA TensorFlow 2.3 was built for (10.1) is no mismatch
     built_for = "Tensorflow 2.3.1 with CUDA 10.1 does not use GPU\nUbuntu 18.04, GPU K80\n"
     assert not any(code == "GD208" for code, _, _ in _outcomes(built_for))
+    # what nvcc reports outweighs the CUDA the reporter names: it is the installed one, an error
+    nvcc = "Cuda compilation tools, release 11.2, V11.2.152\n"
+    assert ("GD208", "framework-cuda-mismatch", Severity.ERROR) in _outcomes(built_for + nvcc)
 
 
 def test_a_source_build_of_torch_is_no_pypi_wheel():

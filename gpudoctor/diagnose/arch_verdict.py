@@ -293,13 +293,14 @@ def message_arch_category(entry_id: str, text: str, s: Snapshot, matrices: Matri
         if sm is not None and sm.major >= 8:
             return "arch-too-new-for-cuda"
         return "arch-dropped" if sm is not None and sm.major < 7 else None
-    if entry_id == "sm-not-compatible" and matrices is not None and ccs() and not any(
+    if entry_id == "sm-not-compatible" and matrices is not None and not any(
             fw.arch_list.known or fw.cuda.known for fw in s.frameworks or ()):
         # torch's own warning, its build unknown: a GPU that every current CUDA build carries is
         # missing only from a torch older than the GPU (an RTX 3090 under a cu102 build).
+        gpus = ccs()
         lists = [parse_arch_list(b.arch_list) for b in matrices.current_torch_cuda_builds()]
-        if lists and all(min(e.cc for e in entries) <= c and any(e.cc.major == c.major for e in entries)
-                         for entries in lists for c in ccs()):
+        if gpus and lists and all(min(e.cc for e in entries) <= c and any(e.cc.major == c.major for e in entries)
+                                  for entries in lists for c in gpus):
             return "arch-too-new-for-cuda"
     if entry_id == "cuda-symbol-not-found" and on_jetson(s):
         return "framework-cuda-mismatch"  # a build for server ARM (SBSA) CUDA, not JetPack's Tegra CUDA

@@ -97,7 +97,7 @@ def container_clues(p: Paste, f: Facts, search) -> None:
     if inside is not None:  # started with the GPU, and the reporter saw it inside: the image's framework is left
         f.extra_reads.append(Read("container.gpu_seen_inside", inside.group(0),
                                   p.where("free text", inside.start(), claim=False)))
-    if runs and not any(_GPU_FLAGS.search(m.group(0)) for m in runs) and not _GPU_FLAGS.search(p.text) \
+    if runs and asked is None and not _GPU_FLAGS.search(p.text) \
             and "nvidia-docker" not in p.lower:
         # The container was started without asking for a GPU, so no /dev/nvidia* was passed in.
         f.put("system.gpu_device_nodes", (), p.where("docker run without --gpus", runs[0].start(), claim=False), STATED)

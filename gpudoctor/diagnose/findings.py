@@ -59,6 +59,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             continue
         if seen.intersection(entry.deferred_by):
             continue  # the paste also shows the message that names the real cause
+        if entry.id == "pip-old-release-no-file-here" and not pins_an_older_release(sig.text):
+            continue  # a pin above every listed version may be a release not yet out: nothing to say
         rule = RULES[entry.code]
         # The same for every line of one message: a log repeating it thousands of times is judged once.
         key = (entry.code, entry.category)
@@ -80,8 +82,6 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
                                                            for r in d.reads):
             category = "container-no-gpu"  # the entrypoint found no driver inside the container
         category = message_arch_category(entry.id, sig.text, d.snapshot, m) or category
-        if entry.id == "pip-old-release-no-file-here" and not pins_an_older_release(sig.text):
-            continue  # a pin above every listed version may be a release not yet out: nothing to say
         on_cpu = next((r for r in d.reads if r.fact == "code.device_cpu"), None) \
             if entry.id == "ctranslate2-compute-type-unsupported" else None
         if on_cpu is not None:

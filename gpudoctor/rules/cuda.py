@@ -348,16 +348,17 @@ def tf_system_cuda(s: Snapshot, m: Matrices) -> Findings:
     if any(rt.kind == "pip" for rt in s.cuda_runtimes):
         return  # tensorflow[and-cuda] brings its own CUDA wheels
     # A CUDA someone merely mentions may be nvidia-smi's (the driver's); what a tool
-    # found, or what the TensorFlow issue template asks for, is the installed one: a
-    # mention alone makes the finding a warning.
-    system = [rt for rt in s.cuda_runtimes if rt.version and rt.kind != "pip"]
+    # found, or what the TensorFlow issue template asks for, is the installed one. Only
+    # where the paste shows nothing else does a mention decide, and then as a warning.
+    shown = [rt for rt in s.cuda_runtimes if rt.version and rt.kind != "pip"]
+    found = [rt for rt in shown if rt.kind != "stated" or rt.path == "(stated in the issue template)"]
+    system, mentioned = (found, False) if found else (shown, True)
     need = _soname_key(tf.cuda.value)
     if not system or need is None or any(_soname_key(rt.version) == need for rt in system):
         return
-    mentioned = all(rt.kind == "stated" and rt.path != "(stated in the issue template)" for rt in system)
-    shown = ", ".join(f"{rt.version} ({rt.source})" for rt in system)
+    listed = ", ".join(f"{rt.version} ({rt.source})" for rt in system)
     yield tf_system_cuda.finding(
-        f"{fw_label(tf)} was built for CUDA {tf.cuda.value}; the CUDA on this machine is {shown}",
+        f"{fw_label(tf)} was built for CUDA {tf.cuda.value}; the CUDA on this machine is {listed}",
         subject="tensorflow", severity=Severity.WARNING if mentioned else None,
         evidence=[ev("tensorflow.cuda", tf.cuda)] + [ev_value("cuda_runtimes.version", rt.version, rt.source)
                                                       for rt in system[:2]],
