@@ -44,6 +44,25 @@ def test_a_windows_driver_of_the_cuda_13_branch_runs_cuda_13():
     assert gd204("- **OS:** Windows 11\n- **Driver:** 591.86 / CUDA 13.1\n") == []
 
 
+
+def test_a_cuda_major_named_alone_beyond_the_driver_is_a_warning():
+    text = "nvidia Driver Version: 510.108.03\nBut if I install vllm==0.7.3 it will install cuda 12 and nothing works\n"
+    [f] = gd204(text)
+    assert f.severity is Severity.WARNING and f.category == "driver-too-old-for-runtime"
+    assert "CUDA 12" in f.title and "525.60.13" in f.title
+    assert [e.fact for e in f.evidence] == ["cuda.stated_major", "driver.version"]
+
+
+@pytest.mark.parametrize("text", [
+    "Driver Version: 510.108.03\nI use cuda 11 builds\n",  # the driver's own major
+    "Driver Version: 535.104.05\nI use cuda 12\n",  # minor-version compatibility serves it
+    "I use cuda 12\n",  # no driver shown
+    "Driver Version: 510.108.03\nDownload and install CUDA 12 first\n",  # what a message asks for
+])
+def test_no_warning_for_a_major_the_driver_runs_or_cannot_be_told(text):
+    assert gd204(text) == []
+
+
 CT2 = ('ValueError: Requested float16 compute type, but the target device or backend do not support efficient '
        'float16 computation.\n')
 

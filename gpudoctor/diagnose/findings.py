@@ -15,6 +15,7 @@ from gpudoctor.diagnose import Diagnosis
 from gpudoctor.diagnose.arch_verdict import (arch_category, build_nvcc_lacks_gpu_arch, driver_top_cuda,
                                              gpus_older_than_the_cuda, message_arch_category, named_cudas,
                                              stated_cuda_cannot_target_gpu, xla_ptx_newer_than_driver)
+from gpudoctor.diagnose.driver_verdict import stated_major_beyond_driver
 from gpudoctor.diagnose.fallback import cpu_fallback_findings, wsl_host_findings
 from gpudoctor.diagnose.install_verdict import pins_an_older_release, variant_without_wheels_for_python
 from gpudoctor.diagnose.catalog import load_catalog
@@ -303,6 +304,7 @@ def diagnose_report(d: Diagnosis, m: Matrices, debug: bool = False) -> Report:
     extra += cpu_fallback_findings(d, findings + extra) + wsl_host_findings(d)
     extra += stated_cuda_cannot_target_gpu(d, m, findings + extra)
     extra += build_nvcc_lacks_gpu_arch(d, m, findings + extra)
+    extra += stated_major_beyond_driver(d, m, findings + extra)
     if not any(f.code in ("GD503", "GD814") for f in findings + extra):
         extra += variant_without_wheels_for_python(d, m)
     results += [RuleResult(code, Outcome.FINDING, "", tuple(f for f in extra if f.code == code))
