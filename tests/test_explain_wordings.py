@@ -36,6 +36,13 @@ from gpudoctor.diagnose.catalog import match_text
     ("cudnn-not-found", '...\\venv\\lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll" or one of its '
                         'dependencies.'),
     ("onnxruntime-cpu-package", "onnxruntime无法使用CUDAExecutionProvider"),
+    ("onnxruntime-cuda-provider-failed", "2023-05-09 18:38:36.929865635 [W:onnxruntime:Default, "
+                                         "onnxruntime_pybind_state.cc:541 CreateExecutionProviderInstance] Failed to "
+                                         "create CUDAExecutionProvider"),
+    ("onnxruntime-cuda-provider-dll-not-found",  # a .NET app's path, 130 characters to the DLL
+     'OnnxRuntimeException: [ErrorCode:RuntimeException] FAIL : LoadLibrary failed with error 126 "" when trying to '
+     'load "D:\\TargetDetectionSystem\\TargetDetectionSystem\\bin\\x64\\Debug\\net8.0-windows\\runtimes\\'
+     'win-x64\\native\\onnxruntime_providers_cuda.dll"'),
     ("container-no-gpu-runtime",
      'Error response from daemon: could not select device driver "nvidia" with capabilities: [[gpu]]'),
     ("container-no-gpu-runtime", "Getting `could not select device driver with capabilities: [[gpu]]`"),
