@@ -347,3 +347,12 @@ def test_a_paging_file_too_small_is_no_missing_cudnn():
     line = ('OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading '
             '"C:\\env\\lib\\site-packages\\torch\\lib\\cudnn_adv_infer64_8.dll" or one of its dependencies.\n')
     assert not any(code == "GD805" for code, _, _ in _outcomes(line))
+
+
+def test_an_overclock_beside_a_crashed_kernel_is_a_hardware_warning():
+    crash = "CUDA error 'unspecified launch failure' in func 'cuda_daggerhashimoto::run'\n"
+    clocks = "Overclock: 100% power, +125 MHz core, +600 memory\n"
+    assert ("GD850", "hardware-health", Severity.WARNING) in _outcomes(crash + clocks)
+    assert not any(category == "hardware-health" for _, category, _ in _outcomes(crash))
+    # the settings alone, without a failed kernel, say nothing
+    assert not any(category == "hardware-health" for _, category, _ in _outcomes(clocks + "RuntimeError: CUDA out of memory.\n"))

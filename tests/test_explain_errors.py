@@ -32,7 +32,7 @@ def test_every_printed_message_cites_the_source_that_prints_it():
                        "driver-not-loading-statement", "python-support-missing-statement",
                        "cpu-build-installed-statement", "container-toolkit-missing-statement",
                        "cpu-and-gpu-builds-installed-statement", "gpu-overheating-statement",
-                       "one-gpu-of-several-fails-statement"}
+                       "one-gpu-of-several-fails-statement", "gpu-overclocked-statement"}
     assert all(u.startswith("https://") for e in load_catalog() for u in e.printed_by)
 
 

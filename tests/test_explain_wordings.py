@@ -231,6 +231,9 @@ from gpudoctor.diagnose.catalog import match_text
     ("gpu-not-detected-statement", "For now, chroma is running using CPU only."),
     ("gpu-not-detected-statement", "everything is running on the CPU"),
     ("gpu-overheating-statement", "my card keeps overheating and the training stops"),
+    ("gpu-overclocked-statement", "+125 on Core GPU Boost Clock"),
+    ("gpu-overclocked-statement", "the card is overclocked a bit for mining"),
+    ("illegal-memory-access", "I get Cuda Error 77 Illegal Memory access line 300 on my Nvidia rig all the time."),
     ("gpu-overheating-statement", "the GPU temperature reaches 95 degrees C"),
     ("gpu-support-dropped-statement", "Feature Request: Add support for Pascal architecture (sm_61 / GTX 1060) in "
                                       "official prebuilt binaries"),
@@ -285,6 +288,15 @@ def test_pip_listing_versions_is_not_no_wheel_for_any_package(message):
 ])
 def test_a_python_named_beside_a_working_install_is_no_support_statement(message):
     assert not any(m.entry.id == "python-support-missing-statement" for m in match_text(message))
+
+
+@pytest.mark.parametrize("message", [
+    "  - Is the CPU or GPU overclocked?",  # an issue template's question
+    "I have lowered my overclocks to 0 on all cards",
+    "boost clock 1950 MHz",  # a clock, not an offset
+])
+def test_a_question_or_stock_clocks_are_no_overclock_statement(message):
+    assert not any(m.entry.id == "gpu-overclocked-statement" for m in match_text(message))
 
 
 @pytest.mark.parametrize("message", [

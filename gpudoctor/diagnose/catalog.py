@@ -50,6 +50,9 @@ class ErrorEntry:
     # line) carries the real cause: this message is then only its consequence,
     # and diagnose reports those instead of this one.
     deferred_by: tuple[str, ...] = ()
+    # A statement that says something only beside one of these entries' messages (a GPU's
+    # overclock beside a kernel that crashed at random): without one, nothing is said.
+    only_with: tuple[str, ...] = ()
     # A message that means "running on the CPU": where the paste shows an NVIDIA
     # GPU it says the framework did not get it, and diagnose warns in this category.
     with_gpu: str | None = None
@@ -139,9 +142,9 @@ def parse_catalog(raw: str) -> tuple[ErrorEntry, ...]:
         literals = tuple(required_literal(p) for p in entry.patterns)
         entries.append(ErrorEntry(**{**entry.__dict__, "compiled": compiled, "literals": literals}))
     for entry in entries:
-        unknown = [i for i in entry.deferred_by if i not in seen or i == entry.id]
+        unknown = [i for i in entry.deferred_by + entry.only_with if i not in seen or i == entry.id]
         if unknown:
-            raise CatalogError(f"errors.toml ({entry.id}): deferred_by names unknown entries {unknown}")
+            raise CatalogError(f"errors.toml ({entry.id}): deferred_by or only_with names unknown entries {unknown}")
     return tuple(entries)
 
 

@@ -60,6 +60,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             continue
         if seen.intersection(entry.deferred_by):
             continue  # the paste also shows the message that names the real cause
+        if entry.only_with and not seen.intersection(entry.only_with):
+            continue  # a statement that means nothing without the message it explains
         if entry.id == "pip-old-release-no-file-here" and not pins_an_older_release(sig.text):
             continue  # a pin above every listed version may be a release not yet out: nothing to say
         rule = RULES[entry.code]
