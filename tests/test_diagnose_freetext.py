@@ -347,3 +347,22 @@ def test_nvcc_with_its_version_on_the_next_line_is_the_toolkit():
 
 def test_a_cuda_installed_is_read():
     assert [rt.version for rt in snap("I installed CUDA 11.8 yesterday").cuda_runtimes] == ["11.8"]
+
+
+@pytest.mark.parametrize("text, driver", [
+    ("Install DaemonSet v1.11 on k8s cluster. `nvidia-smi` shows 396.26, which doesn't support CUDA 10.", "396.26"),
+    ("nvidia-smi says 535.104.05", "535.104.05"),
+    ("nvidia-smi shows 100% utilization on GPU 0", None),  # a load, not a release
+])
+def test_a_driver_release_nvidia_smi_is_said_to_show(text, driver):
+    s = snap(text)
+    assert (s.driver.version.value if s.driver.version.known else None) == driver
+
+
+@pytest.mark.parametrize("text, cudas", [
+    ('I am using "xmrig-6.6.2" with "xmrig-cuda-6.5.0-cuda11_1-win64.zip"', []),  # the plugin's own release
+    ("docker pull paddlepaddle/paddle:2.0.0-gpu-cuda10.2-cudnn7.6-trt7.0", ["10.2"]),  # an image tag's CUDA
+    ("conda install pytorch pytorch-cuda=11.8 -c pytorch -c nvidia", ["11.8"]),
+])
+def test_a_package_named_name_cuda_version_is_not_a_cuda(text, cudas):
+    assert [rt.version for rt in snap(text).cuda_runtimes or () if rt.kind != "driver"] == cudas

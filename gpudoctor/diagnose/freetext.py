@@ -79,8 +79,9 @@ _ORT_LISTED = re.compile(r"^[ \t]{0,4}(?:[-*•][ \t]{1,2})?onnxruntime[ \t]{0,4
                          r"(\d\.\d{1,2}(?:\.\d{1,2})?)[ \t]*$", re.I | re.M)
 # "driver 550.54.14", "driver: 535", "nvidia-driver-535", "driver version is 470.82"
 # The word for "driver" in the languages reports come in (Chinese, Japanese, Korean, Russian, Spanish, Portuguese).
-_DRIVER_WORDS = ("driver", "驱动", "驅動", "ドライバ", "드라이버", "драйвер", "controlador")
+_DRIVER_WORDS = ("driver", "驱动", "驅動", "ドライバ", "드라이버", "драйвер", "controlador", "nvidia-smi")
 _DRIVER = re.compile(r"(?:\bnvidia[ \t_-]{1,2})?(?:\bdrivers?|驱动(?:版本|程序)?|驅動(?:版本|程式)?|ドライバー?(?:バージョン)?|"
+                     r"\bnvidia-smi`?(?=[ \t]{1,2}(?:shows|says|reports|gives)[ \t:]{1,3}\d{3}\.\d)|"  # "nvidia-smi shows 396.26"
                      r"드라이버(?:[ \t]?버전)?|\bдрайвер[а-я]{0,3}|\bcontrolador(?:es)?)" + _SEP +
                      r"(\d{3}(?:\.\d{1,3}){0,2})\b(?!\.?\d)", re.I)
 # A version given as a floor, not as what is there: "driver 546.33 and later", "driver 550+ is required",
@@ -96,7 +97,7 @@ def _a_floor(text: str, m: re.Match) -> bool:
     return bool(_FLOOR_AFTER.match(text, m.end()) or _FLOOR_BEFORE.search(text, max(0, m.start() - 30), m.start()))
 
 
-STATED_CUDA = re.compile(r"\b(?:CUDA|cudatoolkit)(?:[ \t_-]{0,2}(toolkit|runtime))?" + _SEP +
+STATED_CUDA = re.compile(r"\b(?!(?<=[a-z]-)cuda-\d)(?:CUDA|cudatoolkit)(?:[ \t_-]{0,2}(toolkit|runtime))?" + _SEP +
                    r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?!\.?\d)", re.I)
 # A bare major, "installed with cuda11", "CUDA 12 is installed": only the major is known (not 11.0).
 _CUDA_MAJOR = re.compile(r"\bCUDA[ \t_-]?v?(1[0-3]|[7-9])\b(?![.,]\d)", re.I)
