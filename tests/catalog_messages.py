@@ -511,6 +511,7 @@ MESSAGES = {
     "tensorrt-library-missing": "ImportError: libnvinfer.so.8: cannot open shared object file: No such file or directory",
     "tensorrt-half2-not-native": "[TensorRT] WARNING: Half2 support requested on hardware without native FP16 support, "
                                  "performance will be negatively affected.",
+    "alicevision-needs-cuda-gpu": "[error] This program needs a CUDA-Enabled GPU (with at least compute capability 2.0).",
     "gpu-overclocked-statement": "Overclock: 100% power, +125 MHz core, +600 memory",
     "gpu-overheating-statement": "hashcat quits after a few minutes because the GPU exceeds 90º C, even with fans at 100%.",
     "driver-api-symbol-missing": "ImportError: /usr/lib/python3/dist-packages/sgl_kernel/common_ops.abi3.so: undefined "

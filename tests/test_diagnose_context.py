@@ -356,3 +356,14 @@ def test_an_overclock_beside_a_crashed_kernel_is_a_hardware_warning():
     assert not any(category == "hardware-health" for _, category, _ in _outcomes(crash))
     # the settings alone, without a failed kernel, say nothing
     assert not any(category == "hardware-health" for _, category, _ in _outcomes(clocks + "RuntimeError: CUDA out of memory.\n"))
+
+
+MESHROOM = "[error] This program needs a CUDA-Enabled GPU (with at least compute capability 2.0).\n"
+
+
+def test_meshroom_finding_no_cuda_gpu_on_an_nvidia_gpu_is_a_driver_too_old():
+    found = _outcomes("I'm running on Windows 10, GeForce GTX 1080, driver 385.54\n" + MESHROOM)
+    assert ("GD802", "driver-too-old-for-runtime", Severity.ERROR) in found
+    # on a machine the reporter says has no NVIDIA GPU it is only that
+    found = _outcomes("I have an Intel HD Graphics 620 laptop, no nvidia card.\n" + MESHROOM)
+    assert not any(severity is Severity.ERROR for _, _, severity in found)

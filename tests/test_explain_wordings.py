@@ -232,6 +232,8 @@ from gpudoctor.diagnose.catalog import match_text
     ("gpu-not-detected-statement", "everything is running on the CPU"),
     ("gpu-overheating-statement", "my card keeps overheating and the training stops"),
     ("gpu-overclocked-statement", "+125 on Core GPU Boost Clock"),
+    ("alicevision-needs-cuda-gpu", "windows 10, This program needs a CUDA-Enabled GPU (with at least compute "
+                                   "capablility 2.0)"),  # AliceVision's older spelling
     ("gpu-overclocked-statement", "the card is overclocked a bit for mining"),
     ("illegal-memory-access", "I get Cuda Error 77 Illegal Memory access line 300 on my Nvidia rig all the time."),
     ("gpu-overheating-statement", "the GPU temperature reaches 95 degrees C"),
