@@ -51,7 +51,9 @@ def test_catalogue_codes_and_related_codes_exist():
 @pytest.mark.parametrize("installed,category", [
     ("CUDA Version: 10.2 (the toolkit)\nnvcc: Cuda compilation tools, release 10.2, V10.2.89\n", "cudnn-missing"),
     ("nvcc: Cuda compilation tools, release 9.0, V9.0.176\n", "framework-cuda-mismatch"),
-    ("", "framework-cuda-mismatch"),
+    ("I installed it on a CUDA 10 system\n", "cudnn-missing"),  # the same major: 10.0 or 10.2 cannot be told
+    ("I installed it on a CUDA 9 system\n", "framework-cuda-mismatch"),  # another major, whatever its minor
+    ("", "cudnn-missing"),  # nothing else shown: what the message says, a library not found
 ])
 def test_a_missing_cuda_library_of_the_installed_cuda_is_a_missing_library(installed, category):
     paste = installed + "ImportError: libcudart.so.10.2: cannot open shared object file: No such file or directory\n"

@@ -41,8 +41,11 @@ def library_not_loaded_category(text: str, frameworks: tuple[str, ...], s: Snaps
     have = [v for v in (parse_numeric(m.group(2)) for m in STATED_CUDA.finditer(text)
                         if not ASKED.search(text, max(0, m.start() - 40), m.start())) if v]
     have = have or [v for v in (parse_numeric(rt.version or "") for rt in s.cuda_runtimes or ()) if v]
-    if want is not None and want[1] is None:
-        have = have or [(int(v),) for v in majors]
+    if want is not None and not have:
+        # A bare major ("on a CUDA 10 system") settles a library named by its major, and one of
+        # another major whatever its minor; of the same major it cannot tell 9.0 from 9.2.
+        stated: list[tuple[int, ...]] = [(int(v),) for v in majors]
+        have = stated if want[1] is None or all(v[0] != want[0] for v in stated) else []
     if want is None or not have:
         return None
     if any(v[0] == want[0] and (want[1] is None or (len(v) > 1 and v[1] == want[1])) for v in have):
