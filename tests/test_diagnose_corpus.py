@@ -29,7 +29,8 @@ SPLITS = ("development", "development-blind", "held-out", "held-out-a", "held-ou
           "held-out-k", "held-out-l", "held-out-m", "held-out-n", "held-out-o", "held-out-p", "held-out-q", "held-out-r",
           "held-out-s", "held-out-t", "held-out-u", "held-out-v",
           "held-out-w", "held-out-x", "held-out-y", "held-out-z", "held-out-aa", "held-out-ab", "held-out-ac", "held-out-ad",
-          "held-out-ae", "held-out-af", "held-out-ag", "held-out-ah")
+          "held-out-ae", "held-out-af", "held-out-ag", "held-out-ah",
+          "held-out-ai")
 
 
 def report_for(name):
