@@ -512,6 +512,12 @@ MESSAGES = {
     "tensorrt-half2-not-native": "[TensorRT] WARNING: Half2 support requested on hardware without native FP16 support, "
                                  "performance will be negatively affected.",
     "alicevision-needs-cuda-gpu": "[error] This program needs a CUDA-Enabled GPU (with at least compute capability 2.0).",
+    "ctranslate2-compute-type-converted": "[ctranslate2] [thread 28968] [warning] The compute type inferred from the saved "
+                                          "model is float16, but the target device or backend do not support efficient "
+                                          "float16 computation.",
+    "tensorrt-no-fast-int8": "[standardEngineBuilder.cpp::buildEngine::2072] Error Code 9: Internal Error (Networks with "
+                             "QuantizeLayer/DequantizeLayer layers require hardware with Int8 support.)",
+    "int8-mode-sm-floor": "[ERROR][BertEncoderTransformer] int8 mode only works with sm >= 75.",
     "gpu-overclocked-statement": "Overclock: 100% power, +125 MHz core, +600 memory",
     "gpu-overheating-statement": "hashcat quits after a few minutes because the GPU exceeds 90º C, even with fans at 100%.",
     "driver-api-symbol-missing": "ImportError: /usr/lib/python3/dist-packages/sgl_kernel/common_ops.abi3.so: undefined "

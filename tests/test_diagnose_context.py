@@ -368,3 +368,34 @@ def test_meshroom_finding_no_cuda_gpu_on_an_nvidia_gpu_is_a_driver_too_old():
     # on a machine the reporter says has no NVIDIA GPU it is only that
     found = _outcomes("I have an Intel HD Graphics 620 laptop, no nvidia card.\n" + MESHROOM)
     assert not any(severity is Severity.ERROR for _, _, severity in found)
+
+
+CT2_CONVERTED = ("[ctranslate2] [warning] The compute type inferred from the saved model is float16, but the target "
+                 "device or backend do not support efficient float16 computation.\n")
+
+
+@pytest.mark.parametrize("gpu, category", [
+    ("", "info"),  # the device not shown: converted on the CPU, as expected there
+    ("GPU: GeForce GTX 1080\n", "precision-unsupported"),  # Pascal: no efficient float16
+    ("GPU: GeForce RTX 3090\n", "cpu-only-build"),  # the GPU has it: the model ran on the CPU
+])
+def test_ctranslate2_converting_float16_weights_is_judged_by_the_gpu(gpu, category):
+    assert ("GD850", category, Severity.WARNING) in _outcomes(gpu + CT2_CONVERTED)
+
+
+def test_ctranslate2_int8_float16_needs_the_float16_floor():
+    refusal = ("what():  Requested int8_float16 compute type, but the target device or backend do not support "
+               "efficient int8_float16 computation.\n")
+    assert ("GD812", "precision-unsupported", Severity.ERROR) in _outcomes("GPU: GeForce GTX 1080 Ti\n" + refusal)
+    assert ("GD812", "cpu-only-build", Severity.ERROR) in _outcomes("GPU: GeForce RTX 3090\n" + refusal)
+
+
+@pytest.mark.parametrize("gpu, category", [
+    ("Tesla P100", "precision-unsupported"),  # sm_60: no fast INT8
+    ("Jetson TX2", "precision-unsupported"),  # sm_62
+    ("GeForce RTX 3090", "arch-too-new-for-cuda"),  # it has INT8: a TensorRT that does not know the GPU
+])
+def test_tensorrt_refusing_int8_is_judged_by_the_gpu(gpu, category):
+    paste = (f"GPU: {gpu}\nError Code 9: Internal Error (Networks with QuantizeLayer/DequantizeLayer layers require "
+             "hardware with Int8 support.)\n")
+    assert ("GD812", category, Severity.ERROR) in _outcomes(paste)

@@ -82,9 +82,6 @@ def test_deepspeed_accepted_minor_mismatch_is_not_an_error():
     "torch 2.1.0 was compiled with CUDA 11.8 and cuDNN 8.7",  # a build's CUDA, not its absence
     # a request for a new GPU's capability is about the build's CUDA, not a skipped arch
     "Please add support for sm_120 (RTX 5090)",
-    # CTranslate2 converted the saved model's type by itself: a notice, no error
-    "[ctranslate2] [warning] The compute type inferred from the saved model is float16, but the target device or "
-    "backend do not support efficient float16 computation.",
     "Add support for compute capability 12.0",
 ])
 def test_lines_that_do_not_say_which_fault_are_not_matched(line):

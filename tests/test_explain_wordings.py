@@ -232,6 +232,8 @@ from gpudoctor.diagnose.catalog import match_text
     ("gpu-not-detected-statement", "everything is running on the CPU"),
     ("gpu-overheating-statement", "my card keeps overheating and the training stops"),
     ("gpu-overclocked-statement", "+125 on Core GPU Boost Clock"),
+    ("tensorrt-no-fast-int8", "Your platform support int8: false"),  # tensorrtx prints platformHasFastInt8()
+    ("tensorrt-no-fast-int8", "yolov5: yolov5.cpp:106: build_engine: Assertion `builder->platformHasFastInt8()' failed."),
     ("alicevision-needs-cuda-gpu", "windows 10, This program needs a CUDA-Enabled GPU (with at least compute "
                                    "capablility 2.0)"),  # AliceVision's older spelling
     ("gpu-overclocked-statement", "the card is overclocked a bit for mining"),

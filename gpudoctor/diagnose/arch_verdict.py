@@ -329,21 +329,30 @@ def message_arch_category(entry_id: str, text: str, s: Snapshot, matrices: Matri
         top, gpu = (compute_capability(f"sm_{m.group(1)}"), compute_capability(f"{m.group(2)}.{m.group(3)}")) \
             if m else (None, None)
         return "arch-too-new-for-cuda" if top is not None and gpu is not None and gpu > top else None
-    if entry_id == "ctranslate2-compute-type-unsupported":
-        # CTranslate2 allows float16 on CUDA from 7.0, bfloat16 from 8.0, int8 on 6.1 and from 7.0, and
-        # never float16/bfloat16 on the CPU (src/types.cc): a GPU the paste shows that has it means
-        # the model ran on the CPU, a ctranslate2 or torch that did not get CUDA.
+    if entry_id in ("ctranslate2-compute-type-unsupported", "ctranslate2-compute-type-converted"):
+        # CTranslate2 allows float16 (and int8_float16) on CUDA from 7.0, bfloat16 from 8.0, int8 on 6.1
+        # and from 7.0, and never float16/bfloat16 on the CPU (src/types.cc): a GPU the paste shows that
+        # has it means the model ran on the CPU, a ctranslate2 or torch that did not get CUDA.
         m = _CT2_TYPE.search(text)
         kind = m.group(1).lower() if m else ""
         floor = _CT2_FLOOR.get(kind)
         gpus = ccs()
         if floor and gpus and all(c >= floor and (kind != "int8" or c.major != 6 or c.minor == 1) for c in gpus):
             return "cpu-only-build"
+        if entry_id == "ctranslate2-compute-type-converted" and not gpus:
+            return "info"  # the weights converted on a device not shown: on the CPU, as expected
+    if entry_id == "tensorrt-no-fast-int8":
+        # Fast INT8 (DP4A) is on sm_61 and from sm_70 on: a GPU that has it and is refused is one
+        # the TensorRT release does not know.
+        gpus = ccs()
+        return "arch-too-new-for-cuda" if gpus and all(c.major >= 7 or (c.major, c.minor) == (6, 1)
+                                                       for c in gpus) else None
     return None
 
 
-_CT2_TYPE = re.compile(r"support efficient (float16|bfloat16|int8)", re.I)
-_CT2_FLOOR = {k: compute_capability(v) for k, v in (("float16", "7.0"), ("bfloat16", "8.0"), ("int8", "6.1"))}
+_CT2_TYPE = re.compile(r"support efficient (int8_float16|int8_bfloat16|int8_float32|float16|bfloat16|int8)\b", re.I)
+_CT2_FLOOR = {k: compute_capability(v) for k, v in (("float16", "7.0"), ("int8_float16", "7.0"), ("bfloat16", "8.0"),
+                                                    ("int8_bfloat16", "8.0"), ("int8", "6.1"), ("int8_float32", "6.1"))}
 
 
 _TEI_CAPS = re.compile(r"Runtime compute cap (\d+) is not compatible with compile time compute cap (\d+)", re.I)
