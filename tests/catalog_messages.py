@@ -512,6 +512,9 @@ MESSAGES = {
     "tensorrt-half2-not-native": "[TensorRT] WARNING: Half2 support requested on hardware without native FP16 support, "
                                  "performance will be negatively affected.",
     "alicevision-needs-cuda-gpu": "[error] This program needs a CUDA-Enabled GPU (with at least compute capability 2.0).",
+    "ggml-no-arch-at-or-below-gpu": "/build/ollama/src/ollama/ml/backend/ggml/ggml/src/ggml-cuda/common.cuh:106: "
+                                    "ggml was not compiled with any CUDA arch <= 610",
+    "ggml-no-cuda-devices": "ggml_init_cublas: no CUDA devices found, CUDA will be disabled",
     "ctranslate2-compute-type-converted": "[ctranslate2] [thread 28968] [warning] The compute type inferred from the saved "
                                           "model is float16, but the target device or backend do not support efficient "
                                           "float16 computation.",

@@ -399,3 +399,31 @@ def test_tensorrt_refusing_int8_is_judged_by_the_gpu(gpu, category):
     paste = (f"GPU: {gpu}\nError Code 9: Internal Error (Networks with QuantizeLayer/DequantizeLayer layers require "
              "hardware with Int8 support.)\n")
     assert ("GD812", category, Severity.ERROR) in _outcomes(paste)
+
+
+GGML_NO_ARCH = "ggml-cuda/common.cuh:106: ggml was not compiled with any CUDA arch <= {}\n"
+
+
+@pytest.mark.parametrize("gpu, arch, category", [
+    ("GPU: GeForce GTX 1080 Ti\n", 610, "arch-dropped"),  # the GPU's own: every compiled arch is newer
+    ("", 610, "arch-dropped"),
+    ("GPU: NVIDIA A100-SXM4-80GB\n", 750, "info"),  # not the GPU's: ggml asked for a fixed one (its bug)
+])
+def test_ggml_without_an_arch_as_old_as_the_gpu(gpu, arch, category):
+    found = _outcomes(gpu + GGML_NO_ARCH.format(arch))
+    assert any(code == "GD801" and cat == category for code, cat, _ in found), found
+
+
+def test_nvrtc_without_its_builtins_is_a_missing_library_and_the_invalid_image_its_consequence():
+    found = _outcomes("Program compile log: nvrtc: error: failed to load builtins\n"
+                      "[CUDA] Error gpu 0: _cryptonight_gpu_hash_:878 _device kernel image is invalid_\n")
+    assert ("GD807", "cudnn-missing", Severity.ERROR) in found
+    assert not any(code == "GD801" for code, _, _ in found)
+
+
+def test_ggml_finding_no_cuda_device():
+    line = "ggml_init_cublas: no CUDA devices found, CUDA will be disabled\n"
+    assert ("GD803", "no-driver", Severity.ERROR) in _outcomes(line)
+    # where the GPU works for other programs: the driver is older than the CUDA ggml was built with
+    found = _outcomes(line + "I have a NVIDIA GeForce RTX 3090 Ti. `nvidia-smi` works correctly\n")
+    assert ("GD850", "driver-too-old-for-runtime", Severity.WARNING) in found

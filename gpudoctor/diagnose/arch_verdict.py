@@ -273,6 +273,7 @@ def _cannot_target(ccs: list, sms: tuple[str, ...]) -> tuple[str, tuple] | None:
 _TRT_SM = re.compile(r"Unsupported SM: 0x([0-9a-f])0?([0-9a-f])\b|Target GPU SM (\d)(\d)\b", re.I)
 # ggml names the architecture its device code ran as, __CUDA_ARCH__: "compatible with CUDA arch 520" (5.2).
 _GGML_ARCH = re.compile(r"compatible with CUDA arch (\d{2,3})0\b", re.I)
+_GGML_AT_OR_BELOW = re.compile(r"compiled with any CUDA arch <= ?(\d{2,3})0\b", re.I)
 
 
 # PyTorch's fused attention kernels name their range and the GPU: "[sm80, sm90]. Attempting to run on a sm 12.0 gpu".
@@ -319,6 +320,13 @@ def message_arch_category(entry_id: str, text: str, s: Snapshot, matrices: Matri
         # another capability is an image built for another GPU; the same one is candle's own check.
         m = _TEI_CAPS.search(text)
         return "info" if m and m.group(1) == m.group(2) else "arch-not-in-build"
+    if entry_id == "ggml-no-arch-at-or-below-gpu":
+        # The number is the architecture ggml asked for, normally the GPU's own; where the paste's
+        # GPUs are all another, ggml asked for a fixed one (a release's own bug, 2025's "<= 750").
+        m = _GGML_AT_OR_BELOW.search(text)
+        asked = compute_capability(f"sm_{m.group(1)}") if m else None
+        gpus = ccs()
+        return "info" if asked is not None and gpus and asked not in gpus else None
     if entry_id == "ggml-no-device-code":
         m = _GGML_ARCH.search(text)
         ran = compute_capability(f"sm_{m.group(1)}") if m else None
