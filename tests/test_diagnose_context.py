@@ -427,3 +427,17 @@ def test_ggml_finding_no_cuda_device():
     # where the GPU works for other programs: the driver is older than the CUDA ggml was built with
     found = _outcomes(line + "I have a NVIDIA GeForce RTX 3090 Ti. `nvidia-smi` works correctly\n")
     assert ("GD850", "driver-too-old-for-runtime", Severity.WARNING) in found
+
+
+DNN_NOT_FOUND = "jaxlib.xla_extension.XlaRuntimeError: UNIMPLEMENTED: DNN library is not found.\n"
+
+
+def test_dnn_library_not_found_is_cudnn_support_that_did_not_start():
+    assert ("GD806", "cudnn-version-mismatch", Severity.ERROR) in _outcomes(DNN_NOT_FOUND)
+    # cuDNN that ran a kernel and failed was found: the failure, not a missing library, is what happened
+    found = _outcomes(DNN_NOT_FOUND + "jaxlib.xla_extension.XlaRuntimeError: UNKNOWN: CUDNN_STATUS_EXECUTION_FAILED\n")
+    assert not any(severity is Severity.ERROR for _, _, severity in found), found
+    # an earlier line that says why (the library did not load) names the cause instead
+    found = _outcomes("Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared "
+                      "object file: No such file or directory\n" + DNN_NOT_FOUND)
+    assert not any(code == "GD806" for code, _, _ in found) and any(cat == "cudnn-missing" for _, cat, _ in found)
