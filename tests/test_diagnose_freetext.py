@@ -366,3 +366,17 @@ def test_a_driver_release_nvidia_smi_is_said_to_show(text, driver):
 ])
 def test_a_package_named_name_cuda_version_is_not_a_cuda(text, cudas):
     assert [rt.version for rt in snap(text).cuda_runtimes or () if rt.kind != "driver"] == cudas
+
+
+@pytest.mark.parametrize("text, build", [
+    # Google's CUDA wheels before 0.1.60 had the CUDA in the index path, not in the file name
+    ("pip install https://storage.googleapis.com/jax-releases/cuda101/jaxlib-0.1.42-cp36-none-linux_x86_64.whl", "cuda"),
+    ("pip install --upgrade $BASE_URL/$CUDA_VERSION/jaxlib-0.1.42-$PYTHON_VERSION-none-$PLATFORM.whl\n"
+     "pip install --upgrade jax", None),  # the file is named through shell variables: unknown
+    ("pip install https://storage.googleapis.com/jax-releases/cuda11/jaxlib-0.1.74+cuda11.cudnn82-cp38-none-"
+     "manylinux2010_x86_64.whl", "cuda"),
+    ("pip install jaxlib==0.1.42", "cpu"),  # PyPI's plain jaxlib
+])
+def test_a_jaxlib_wheel_named_by_file_or_variable_is_no_cpu_build(text, build):
+    jax = next((fw for fw in snap(text).frameworks or () if fw.name == "jax"), None)
+    assert (jax.build.value if jax is not None and jax.build.known else None) == build

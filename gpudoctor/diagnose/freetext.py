@@ -55,8 +55,9 @@ _QUOTED_TORCH = re.compile(r"[\"'`\u201c]([12]\.\d{1,2}\.\d{1,2}\+(?:cu\d{2,3}|c
 _NOT_TORCH_TAG = re.compile(r"intel|ipex|xpu", re.I)
 _TORCH_CUDA = re.compile(r"CUDA[ \t]{0,2}\(via torch\)[ \t]{0,2}:?[ \t]{0,2}(\d{1,2}\.\d)", re.I)
 _TF = re.compile(r"\b(?:tensorflow|tf)(?:-gpu|\[and-cuda\])?" + _SEP + r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?!\w)(?!\.\d)", re.I)
-_JAX = re.compile(r"\b(jax|jaxlib)(?:\[[\w,-]{1,20}\])?" + _SEP + r"(0\.\d{1,2}\.\d{1,3}(?:\+cuda[\w.]{1,20})?)(?![\w.])",
-                  re.I)
+# (not a wheel's name, "jaxlib-0.1.42-cp36-...whl": Google's old CUDA wheels had their CUDA in the index path)
+_JAX = re.compile(r"\b(jax|jaxlib)(?:\[[\w,-]{1,20}\])?" + _SEP +
+                  r"(0\.\d{1,2}\.\d{1,3}(?:\+cuda[\w.]{1,20}(?![\w.])|(?![\w.+-])))", re.I)
 _CUPY = re.compile(r"\bcupy(?:-cuda\d{2,3}x?)?" + _SEP + _VERSION + r"\b", re.I)
 # GPU libraries whose every release has an architecture floor (gpudoctor/matrices/companions.toml
 # [[gpu_library]]): named at all ("vLLM on my P40", "cuML 24.04"), they are what the paste runs.

@@ -36,7 +36,7 @@ def parse(p: Paste, f: Facts) -> None:
         _llama_cpp(p, f, source, m.start(1))
         _cuda_named(p, f, source, m.start(1))
         jax += [(_jax_build(tokens), p.where("install command", m.start(1), claim=False))
-                for t in tokens if _JAX.fullmatch(t) or _JAX_CUDA.match(t)][:1]
+                for t in tokens if _JAX.fullmatch(t) or _JAX_CUDA.match(t) or "jaxlib-" in t.lower()][:1]
         if any(t.lower().startswith("tensorflow-cpu") for t in tokens):
             f.fw("tensorflow", "build", "cpu", p.where("install command", m.start(1), claim=False), STATED)
         torch = source.find("torch")
@@ -81,7 +81,11 @@ _JAX_CUDA = re.compile(r"jax\[[^\]]*(?:cuda|gpu|tpu)|jaxlib[^\s]*\+cuda|jax-cuda
 
 
 def _jax_build(tokens: list[str]) -> str:
-    return "cuda" if any(_JAX_CUDA.search(t) for t in tokens) else "cpu"
+    if any(_JAX_CUDA.search(t) for t in tokens):
+        return "cuda"
+    # "$BASE_URL/$CUDA_VERSION/jaxlib-0.1.42-...whl": a file named through shell variables the
+    # paste may set anywhere, so which build it is stays unknown
+    return "unknown" if any("$" in t for t in tokens) else "cpu"
 
 
 # `conda install pytorch torchvision cpuonly -c pytorch`: the pytorch channel's `cpuonly`
