@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from gpudoctor.diagnose import (
     banners,
     collect_env,
+    companion_text,
     cuda_tools,
     ds_report,
     errors,
@@ -53,6 +54,7 @@ PARSERS: tuple[tuple[str, Callable[[Paste, Facts], None]], ...] = (
     ("errors", errors.parse),
     ("LD_LIBRARY_PATH", library_path.parse),
     ("free text", freetext.parse),
+    ("companions in prose", companion_text.parse),
     ("install commands", installs.parse),  # after free text: the OS decides what PyPI's default is
 )
 

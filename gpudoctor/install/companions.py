@@ -39,6 +39,14 @@ def companion_commands(s, m, name: str, framework_version: str | None) -> tuple[
             plan = plan_install(Request("torch", SpecifierSet(f"=={torch_v}"), (name,)), target, m)
         except (TargetError, ValueError, LookupError):
             plan = None
+        local = (framework_version or "").partition("+")[2]
+        paired = next((getattr(rel, name, None) for rel in m.torch_releases if rel.version == torch_v), None)
+        if local.startswith("cu") and paired and (plan is None or not plan.ok or plan.choice.candidate.variant != local):
+            # Keep the CUDA build torch has now (its local label): the plan, not knowing the GPU,
+            # would pick PyPI's default build instead.
+            return ((f'{pip} "torch=={torch_v}+{local}" "{name}=={paired}+{local}" '
+                     f"--extra-index-url https://download.pytorch.org/whl/{local}",),
+                    f"torch {torch_v} with its paired {name} {paired} ({local}, the build installed now)")
         if plan is not None and plan.ok:
             cmds = tuple(x for x in (*plan.install.commands.setup, plan.install.commands.pip) if x)
             return cmds, f"torch {plan.choice.candidate.version} with its paired {name} ({plan.choice.candidate.variant})"
