@@ -344,6 +344,18 @@ def test_pip_refusing_an_older_pin_is_a_python_without_its_files(pin, named):
     assert (("GD814", "python-version-unsupported", Severity.ERROR) in _outcomes(paste)) is named
 
 
+@pytest.mark.parametrize("python, severity", [
+    ("3.6.13", Severity.WARNING),  # past its end of life: newer releases build no wheels for it
+    ("3.11.4", None),  # a current Python: the pin may be a release not out yet
+    (None, None),
+])
+def test_a_pin_above_every_listed_release_on_an_old_python(python, severity):
+    paste = ("ERROR: Could not find a version that satisfies the requirement taichi>=1.2.0 (from versions: 0.8.0, "
+             "0.9.2, 1.0.4)\n" + (f"My python version is {python}\n" if python else ""))
+    found = [s for code, _, s in _outcomes(paste) if code == "GD814"]
+    assert found == ([severity] if severity else [])
+
+
 def test_a_paging_file_too_small_is_no_missing_cudnn():
     line = ('OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading '
             '"C:\\env\\lib\\site-packages\\torch\\lib\\cudnn_adv_infer64_8.dll" or one of its dependencies.\n')

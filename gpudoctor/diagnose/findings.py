@@ -17,7 +17,7 @@ from gpudoctor.diagnose.arch_verdict import (arch_category, build_nvcc_lacks_gpu
                                              stated_cuda_cannot_target_gpu, xla_ptx_newer_than_driver)
 from gpudoctor.diagnose.driver_verdict import stated_major_beyond_driver
 from gpudoctor.diagnose.fallback import cpu_fallback_findings, wsl_host_findings
-from gpudoctor.diagnose.install_verdict import pins_an_older_release, variant_without_wheels_for_python
+from gpudoctor.diagnose.install_verdict import pip_refusal_severity, variant_without_wheels_for_python
 from gpudoctor.diagnose.catalog import load_catalog
 from gpudoctor.diagnose.library_verdict import (LIBRARY_NOT_LOADED_CODES, TORCH_CUDNN_FIRST_FIX, TWO_CUDNN_MAJORS_FIX,
                                                 bundles_its_cudnn, cuda_dirs_on_library_path, cudnn_loaded_from_library_path,
@@ -62,7 +62,9 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             continue  # the paste also shows the message that names the real cause
         if entry.only_with and not seen.intersection(entry.only_with):
             continue  # a statement that means nothing without the message it explains
-        if entry.id == "pip-old-release-no-file-here" and not pins_an_older_release(sig.text):
+        pin = pip_refusal_severity(sig.text, d.snapshot.system.python.value) \
+            if entry.id == "pip-old-release-no-file-here" else None
+        if entry.id == "pip-old-release-no-file-here" and pin is None:
             continue  # a pin above every listed version may be a release not yet out: nothing to say
         rule = RULES[entry.code]
         # The same for every line of one message: a log repeating it thousands of times is judged once.
@@ -78,7 +80,7 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             category = "arch-dropped"  # the CUDA the project needs has no code for the GPU
         if entry.id == "tf-kernel-dso-mismatch" and _image_libcuda_newer_than_host(sig.text, d.snapshot):
             category = "driver-too-old-for-runtime"
-        severity = None
+        severity = Severity.WARNING if pin is Severity.WARNING else None
         if entry.id == "ngc-container-driver-floor" and _same_cuda_major_as_image(d, m):
             severity = Severity.WARNING  # minor-version compatibility runs most of the image
         if entry.id == "ngc-container-driver-floor" and any(r.fact == "image.driver_detected" and r.value == "none"

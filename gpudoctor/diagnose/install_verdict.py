@@ -11,7 +11,7 @@ from packaging.version import InvalidVersion, Version
 
 from gpudoctor.diagnose import Diagnosis
 from gpudoctor.diagnose.build import OS_WHEEL_PLATFORM
-from gpudoctor.findings import Evidence, Finding, Fix
+from gpudoctor.findings import Evidence, Finding, Fix, Severity
 from gpudoctor.matrices import Matrices
 from gpudoctor.matrices.framework_queries import torch_series
 from gpudoctor.rules.registry import RULES
@@ -55,6 +55,30 @@ def variant_without_wheels_for_python(d: Diagnosis, m: Matrices) -> list[Finding
 # (from versions: 0.1.0, 0.5.0, ...)": the requirement's specifiers and the versions listed.
 _PIP_ASKED = re.compile(r"satisfies the requirement [\w.\[\]-]+? ?((?:[=<>~!]=?=?[\w.*+!-]+,? ?)+)"
                         r"(?:\([^)\n]{0,80}\) ?)?\(from versions: ([^)\n]{1,4000})\)")
+
+
+def pip_refusal_severity(text: str, python: str | None) -> Severity | None:
+    """How sure pip's refusal is to mean "no file for this Python": an error where the pin is older
+    than a listed release (pins_an_older_release); a warning where it lies above every listed one
+    on a Python past its end of life (3.7 and older, PEP 537), whose newer releases no project
+    builds for; None (nothing to say) otherwise."""
+    if pins_an_older_release(text):
+        return Severity.ERROR
+    py = parse_numeric(python)
+    return Severity.WARNING if py and py[:2] <= (3, 7) and _pins_above_listed(text) else None
+
+
+def _pins_above_listed(text: str) -> bool:
+    m = _PIP_ASKED.search(text)
+    if m is None:
+        return False
+    try:
+        spec = SpecifierSet(m.group(1).replace(" ", "").rstrip(","))
+        listed = [Version(v) for v in (p.strip() for p in m.group(2).split(",")) if v]
+        floors = [Version(s.version) for s in spec if s.operator in (">=", ">", "~=", "==") and "*" not in s.version]
+    except (InvalidSpecifier, InvalidVersion):
+        return False
+    return bool(listed and floors) and max(floors) > max(listed)
 
 
 def pins_an_older_release(text: str) -> bool:
