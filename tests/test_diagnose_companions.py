@@ -45,3 +45,8 @@ def test_a_companion_from_another_cuda_index_than_torch_is_a_variant_mismatch():
 ])
 def test_companions_named_in_prose(text, conflict):
     assert ("GD520" in codes(text)) is conflict
+
+
+def test_the_fix_for_pypis_own_build_pairs_from_pypi():
+    f = codes("torch==2.7.0\ntorchvision==0.21.0\n")["GD520"]
+    assert any(c.endswith("torch==2.7.0 torchvision==0.22.0") for c in f.fix.commands), f.fix.commands

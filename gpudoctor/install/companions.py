@@ -34,19 +34,24 @@ def companion_commands(s, m, name: str, framework_version: str | None) -> tuple[
     pip = pip_install(s)
     torch_v = _public(framework_version)
     if name in RELEASE_TRAIN and torch_v:
+        local = (framework_version or "").partition("+")[2]
+        paired = next((getattr(rel, name, None) for rel in m.torch_releases if rel.version == torch_v), None)
+        pypi = m.torch_pypi_build(torch_v)
+        linux = s is None or (s.system.os.value in (None, "linux") and s.system.machine.value in (None, "x86_64"))
+        if local.startswith("cu") and paired and (pypi is None or pypi.variant != local):
+            # Keep the CUDA build torch has now (its local label), which is not PyPI's own: a plan
+            # that does not know the GPU would pick PyPI's default build instead.
+            return ((f'{pip} "torch=={torch_v}+{local}" "{name}=={paired}+{local}" '
+                     f"--extra-index-url https://download.pytorch.org/whl/{local}",),
+                    f"torch {torch_v} with its paired {name} {paired} ({local}, the build installed now)")
+        if linux and paired and pypi is not None and local in ("", pypi.variant):
+            # PyPI's own build on Linux: the pair from PyPI, without planning the whole install
+            return (f"{pip} torch=={torch_v} {name}=={paired}",), f"torch {torch_v} with its paired {name} ({pypi.variant})"
         try:
             target = target_from_snapshot(s, m)
             plan = plan_install(Request("torch", SpecifierSet(f"=={torch_v}"), (name,)), target, m)
         except (TargetError, ValueError, LookupError):
             plan = None
-        local = (framework_version or "").partition("+")[2]
-        paired = next((getattr(rel, name, None) for rel in m.torch_releases if rel.version == torch_v), None)
-        if local.startswith("cu") and paired and (plan is None or not plan.ok or plan.choice.candidate.variant != local):
-            # Keep the CUDA build torch has now (its local label): the plan, not knowing the GPU,
-            # would pick PyPI's default build instead.
-            return ((f'{pip} "torch=={torch_v}+{local}" "{name}=={paired}+{local}" '
-                     f"--extra-index-url https://download.pytorch.org/whl/{local}",),
-                    f"torch {torch_v} with its paired {name} {paired} ({local}, the build installed now)")
         if plan is not None and plan.ok:
             cmds = tuple(x for x in (*plan.install.commands.setup, plan.install.commands.pip) if x)
             return cmds, f"torch {plan.choice.candidate.version} with its paired {name} ({plan.choice.candidate.variant})"
