@@ -232,6 +232,10 @@ from gpudoctor.diagnose.catalog import match_text
     ("gpu-not-detected-statement", "everything is running on the CPU"),
     ("gpu-overheating-statement", "my card keeps overheating and the training stops"),
     ("gpu-overclocked-statement", "+125 on Core GPU Boost Clock"),
+    ("torch-not-compiled-with-cuda", "Exception: Could not run 'aten::empty_strided' with arguments from the 'CUDA' "
+                                     "backend. This could be because th..."),
+    ("torch-not-compiled-with-cuda", "NotImplementedError: Could not run 'aten::empty.memory_format' with arguments "
+                                     "from the 'CUDA' backend."),
     ("tensorrt-no-fast-int8", "Your platform support int8: false"),  # tensorrtx prints platformHasFastInt8()
     ("tensorrt-no-fast-int8", "yolov5: yolov5.cpp:106: build_engine: Assertion `builder->platformHasFastInt8()' failed."),
     ("alicevision-needs-cuda-gpu", "windows 10, This program needs a CUDA-Enabled GPU (with at least compute "
@@ -301,6 +305,12 @@ def test_a_python_named_beside_a_working_install_is_no_support_statement(message
 ])
 def test_a_question_or_stock_clocks_are_no_overclock_statement(message):
     assert not any(m.entry.id == "gpu-overclocked-statement" for m in match_text(message))
+
+
+def test_an_operator_without_a_cuda_kernel_in_any_build_is_no_cpu_build():
+    # CUDA builds lack kernels for some operators (this one runs on the CPU only): the code, not the build
+    message = "Could not run 'aten::slow_conv3d_forward' with arguments from the 'CUDA' backend."
+    assert not any(m.entry.id == "torch-not-compiled-with-cuda" for m in match_text(message))
 
 
 @pytest.mark.parametrize("message", [
