@@ -71,6 +71,7 @@ def test_deepspeed_accepted_minor_mismatch_is_not_an_error():
     "After the driver install the system reboots and nvidia-smi works fine",
     "If the program crashed, restart the machine",
     "Once the machine restarts, run it again",
+    "安装完成后系统会自动重启",  # an installer's planned reboot (Chinese)
     "the node restarts the pod",
     "I ordered new risers for the rig",  # a riser named, nothing failing
     "regularisers failed to converge",  # no riser at all

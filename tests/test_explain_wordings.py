@@ -232,6 +232,7 @@ from gpudoctor.diagnose.catalog import match_text
     ("gpu-not-detected-statement", "everything is running on the CPU"),
     ("gpu-overheating-statement", "my card keeps overheating and the training stops"),
     ("gpu-overclocked-statement", "+125 on Core GPU Boost Clock"),
+    ("machine-crashes-under-gpu-load", "但是一运行train.py过一会电脑就会重启。。求解答。。"),
     ("torch-not-compiled-with-cuda", "Exception: Could not run 'aten::empty_strided' with arguments from the 'CUDA' "
                                      "backend. This could be because th..."),
     ("torch-not-compiled-with-cuda", "NotImplementedError: Could not run 'aten::empty.memory_format' with arguments "
