@@ -239,8 +239,7 @@ def _torch_companions(f: Facts, m: Matrices | None) -> tuple[Companion, ...]:
         series = sorted({".".join(rel.version.split(".")[:2]) for rel in m.torch_releases
                          if getattr(rel, name, None) == public})
         paired = next((rel for rel in m.torch_releases if getattr(rel, name, None) == public), None)
-        requires = Fact(",".join(f"=={s}.*" for s in series[:1]), paired.source) \
-            if paired is not None and len(series) == 1 else UNKNOWN
+        requires = Fact(f"=={series[0]}.*", paired.source) if paired is not None and len(series) == 1 else UNKNOWN
         out.append(Companion(name=name, framework="torch", version=Fact(v.value, v.source),
                              requires_framework=requires, build_tag=Fact(local, v.source) if local else UNKNOWN))
     return tuple(out)

@@ -14,7 +14,7 @@ from gpudoctor.diagnose.arch_verdict import driver_top_cuda
 from gpudoctor.findings import Evidence, Finding, Fix, Severity
 from gpudoctor.matrices import Matrices
 from gpudoctor.rules.common import driver_install_commands
-from gpudoctor.rules.cuda import _branch_for, toolkit_too_new
+from gpudoctor.rules.cuda import branch_for, toolkit_too_new
 
 
 def stated_major_beyond_driver(d: Diagnosis, m: Matrices, findings: list[Finding]) -> list[Finding]:
@@ -46,4 +46,4 @@ def stated_major_beyond_driver(d: Diagnosis, m: Matrices, findings: list[Finding
         fix=Fix(f"Code built for CUDA {major} (a framework's wheel, an image, a program built with its toolkit) "
                 "fails on this driver with 'CUDA driver version is insufficient' or finds no GPU. Upgrade the "
                 f"driver, or use builds for a CUDA no newer than {top}.",
-                driver_install_commands(s, _branch_for(floor))))]
+                driver_install_commands(s, branch_for(floor))))]

@@ -42,7 +42,9 @@ def _need_driver(s: Snapshot) -> None:
         raise Unknown("the driver version is unknown (or there is no driver)")
 
 
-def _branch_for(floor: str | None) -> int:
+def branch_for(floor: str | None) -> int:
+    """The driver branch to install for a driver floor ("525.60.13" -> 580): today's production
+    branch, or the floor's own where that is newer."""
     try:
         return max(580, int((floor or "580").split(".")[0]))
     except ValueError:
@@ -70,7 +72,7 @@ def too_old_for_build(s: Snapshot, m: Matrices) -> Findings:
             subject=fw.name,
             evidence=[ev(f"{fw.name}.cuda", fw.cuda), ev("driver.version", s.driver.version),
                       ev("driver.cuda_api", s.driver.cuda_api)],
-            fix=Fix(fix.text, driver_install_commands(s, _branch_for(v.needed_compat)) + fix.commands),
+            fix=Fix(fix.text, driver_install_commands(s, branch_for(v.needed_compat)) + fix.commands),
         )
 
 
@@ -125,7 +127,7 @@ def ptx_jit_too_old(s: Snapshot, m: Matrices) -> Findings:
                           ev(f"{fw.name}.cuda", fw.cuda), ev("driver.cuda_api", s.driver.cuda_api)],
                 fix=Fix(f"Upgrade the driver to >= {need} (the CUDA {fw.cuda.value} toolkit's driver), or "
                         f"install a {fw.name} build with SASS for sm_{cc.major}{cc.minor}.",
-                        driver_install_commands(s, _branch_for(need))
+                        driver_install_commands(s, branch_for(need))
                         + reinstall_fix(s, m, fw, "").commands),
             )
 
@@ -160,7 +162,7 @@ def toolkit_too_new(s: Snapshot, m: Matrices) -> Findings:
                     fix=Fix("Code built for this CUDA (a framework's wheel, an image, a program built with its "
                             "toolkit) fails on this driver with 'CUDA driver version is insufficient' or finds no "
                             "GPU. Upgrade the driver, or use builds for a CUDA no newer than the driver's.",
-                            driver_install_commands(s, _branch_for(v.needed_compat))),
+                            driver_install_commands(s, branch_for(v.needed_compat))),
                 )
             continue
         if v.support is DriverSupport.MINOR_COMPAT:
@@ -176,7 +178,7 @@ def toolkit_too_new(s: Snapshot, m: Matrices) -> Findings:
                 fix=Fix("JIT compilers that hand PTX to the driver (Numba, CuPy's RawKernel/NVRTC, PTX-only "
                         "builds) need a driver at least as new as the toolkit. Upgrade the driver, or use a toolkit "
                         "no newer than the driver's CUDA.",
-                        driver_install_commands(s, _branch_for(v.needed_full))),
+                        driver_install_commands(s, branch_for(v.needed_full))),
             )
             continue
         if v.support is not DriverSupport.TOO_OLD:
@@ -188,7 +190,7 @@ def toolkit_too_new(s: Snapshot, m: Matrices) -> Findings:
                       ev("driver.cuda_api", s.driver.cuda_api)],
             fix=Fix("Programs and extensions you build with this toolkit will fail with 'CUDA driver version is "
                     "insufficient'. Upgrade the driver, or use a toolkit no newer than the driver's CUDA.",
-                    driver_install_commands(s, _branch_for(v.needed_compat))),
+                    driver_install_commands(s, branch_for(v.needed_compat))),
         )
 
 
@@ -315,7 +317,7 @@ def image_driver_floor(s: Snapshot, m: Matrices) -> Findings:
     instead = (f"or base the image on {repository}:{older[0].tag}-py3, the newest tag in gpudoctor's data whose "
                f"release notes this driver meets" if older else "no tag in gpudoctor's data has a floor this "
                "driver meets")
-    commands = driver_install_commands(s, _branch_for(floor.value))
+    commands = driver_install_commands(s, branch_for(floor.value))
     if older:
         commands = commands + (f"# or, in the Dockerfile: FROM {repository}:{older[0].tag}-py3",)
     yield image_driver_floor.finding(
