@@ -232,6 +232,8 @@ from gpudoctor.diagnose.catalog import match_text
     ("gpu-not-detected-statement", "everything is running on the CPU"),
     ("gpu-overheating-statement", "my card keeps overheating and the training stops"),
     ("gpu-overclocked-statement", "+125 on Core GPU Boost Clock"),
+    ("cpu-build-installed-statement", "[Issue]: Torch cpu installed on nvidia system"),
+    ("gpu-not-detected-statement", "it's really slow and I checked the option and I saw that it was using CPU."),
     ("machine-crashes-under-gpu-load", "但是一运行train.py过一会电脑就会重启。。求解答。。"),
     ("torch-not-compiled-with-cuda", "Exception: Could not run 'aten::empty_strided' with arguments from the 'CUDA' "
                                      "backend. This could be because th..."),
@@ -306,6 +308,11 @@ def test_a_python_named_beside_a_working_install_is_no_support_statement(message
 ])
 def test_a_question_or_stock_clocks_are_no_overclock_statement(message):
     assert not any(m.entry.id == "gpu-overclocked-statement" for m in match_text(message))
+
+
+def test_the_cpu_used_for_a_part_of_the_work_is_no_statement_of_a_missing_gpu():
+    assert not any(m.entry.id == "gpu-not-detected-statement"
+                   for m in match_text("it is using the CPU for the data loading, which is fine"))
 
 
 def test_an_operator_without_a_cuda_kernel_in_any_build_is_no_cpu_build():
