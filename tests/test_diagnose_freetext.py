@@ -380,3 +380,16 @@ def test_a_package_named_name_cuda_version_is_not_a_cuda(text, cudas):
 def test_a_jaxlib_wheel_named_by_file_or_variable_is_no_cpu_build(text, build):
     jax = next((fw for fw in snap(text).frameworks or () if fw.name == "jax"), None)
     assert (jax.build.value if jax is not None and jax.build.known else None) == build
+
+
+@pytest.mark.parametrize("text, os_value, release", [
+    ("### OS\n\nWindows\n\n### GPU\n\ncuda\n", "windows", None),  # GitHub issue form: the answer under its label
+    ("### OS\n\nLinux\n\n### GPU\n\nNvidia\n", "linux", None),
+    ("**OS**\n- Ubuntu 22.04\n", "linux", "Ubuntu 22.04"),
+    ("### Operating system\n\nWindows 11\n", "windows", "Windows 11"),
+    ("### OS version\n\nnot sure\n", None, None),  # another label, no OS in the answer
+])
+def test_an_issue_forms_os_answer(text, os_value, release):
+    s = snap(text)
+    assert (s.system.os.value if s.system.os.known else None) == os_value
+    assert (s.system.os_release.value if s.system.os_release.known else None) == release

@@ -31,6 +31,7 @@ from gpudoctor.diagnose import (
     onnxruntime,
     packages,
     repl,
+    system,
     tensorflow,
 )
 from gpudoctor.diagnose.build import build
@@ -53,6 +54,7 @@ PARSERS: tuple[tuple[str, Callable[[Paste, Facts], None]], ...] = (
     ("interpreter output", repl.parse),
     ("errors", errors.parse),
     ("LD_LIBRARY_PATH", library_path.parse),
+    ("issue form", system.parse_issue_form),
     ("free text", freetext.parse),
     ("companions in prose", companion_text.parse),
     ("install commands", installs.parse),  # after free text: the OS decides what PyPI's default is

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.diagnose.collect import TOOL, Facts
+from gpudoctor.diagnose.collect import STATED, TOOL, Facts
 
 _LINUX = re.compile(r"\b(ubuntu|debian|centos|red ?hat|rhel|rocky|alma|fedora|arch linux|linux mint|mint|opensuse|"
                     r"suse|amazon linux|gentoo|manjaro|pop!?_os|linux)\b", re.I)
@@ -58,3 +58,21 @@ def note_kernel(f: Facts, value: str, src: str, rank: int = TOOL) -> None:
         f.put("system.os", os_name(value), src, rank)
     if re.search(r"microsoft|wsl2?\b", value, re.I):
         f.put("system.wsl", True, src, rank)
+
+
+# GitHub issue forms put a dropdown's answer under its label: "### OS\n\nWindows" (InvokeAI's,
+# Ollama's, ComfyUI's forms), or "**OS**\n\nLinux" in older templates.
+_FORM_OS = re.compile(r"^(?:#{2,4}[ \t]*|\*\*)(?:OS|Operating[ \t]system|OS[ \t]platform|Platform)(?:\*\*)?[ \t]*:?[ \t]*\n"
+                      r"(?:[ \t]*\n){0,2}[ \t]*(?:[-*][ \t]*)?([^\n#*]{2,60}?)[ \t]*$", re.M | re.I)
+
+
+def parse_issue_form(p, f: Facts) -> None:
+    """The OS an issue form's answer gives (read like the reporter's own words)."""
+    if "os" not in p.lower and "platform" not in p.lower:
+        return
+    for m in _FORM_OS.finditer(p.text):
+        answer, src = m.group(1), p.where("issue form", m.start(1), claim=False)
+        if re.search(r"\d", answer):
+            note_os(f, answer, src, STATED)  # "Ubuntu 22.04", "Windows 11": a release too
+        elif (name := os_name(answer)) is not None:
+            f.put("system.os", name, src, STATED)  # "Linux", "Windows": the OS alone
