@@ -453,3 +453,10 @@ def test_dnn_library_not_found_is_cudnn_support_that_did_not_start():
     found = _outcomes("Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared "
                       "object file: No such file or directory\n" + DNN_NOT_FOUND)
     assert not any(code == "GD806" for code, _, _ in found) and any(cat == "cudnn-missing" for _, cat, _ in found)
+
+
+def test_autocast_without_cuda_beside_an_nvidia_gpu_is_a_torch_that_did_not_get_it():
+    line = ("UserWarning: User provided device_type of 'cuda', but CUDA is not available. Disabling\n")
+    assert any(cat == "cpu-only-build" and sev is Severity.WARNING
+               for _, cat, sev in _outcomes("I am running this on an Nvidia V100 node\n" + line))
+    assert not any(cat == "cpu-only-build" for _, cat, _ in _outcomes(line))
