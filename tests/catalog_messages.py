@@ -514,6 +514,7 @@ MESSAGES = {
     "alicevision-needs-cuda-gpu": "[error] This program needs a CUDA-Enabled GPU (with at least compute capability 2.0).",
     "cudnn-versioned-symbol-missing": "ImportError: .../jaxlib/xla_extension.so: symbol cudnnSetCTCLossDescriptorEx version "
                                       "libcudnn.so.7 not defined in file libcudnn.so.7 with link time reference",
+    "optix-init-failed": "Uncaught exception: Optix call 'optixInit()' failed.",
     "xla-dnn-not-initialised": "jaxlib.xla_extension.XlaRuntimeError: UNIMPLEMENTED: DNN library is not found.",
     "ggml-no-arch-at-or-below-gpu": "/build/ollama/src/ollama/ml/backend/ggml/ggml/src/ggml-cuda/common.cuh:106: "
                                     "ggml was not compiled with any CUDA arch <= 610",
