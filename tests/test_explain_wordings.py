@@ -233,6 +233,8 @@ from gpudoctor.diagnose.catalog import match_text
     ("gpu-overheating-statement", "my card keeps overheating and the training stops"),
     ("gpu-overclocked-statement", "+125 on Core GPU Boost Clock"),
     ("cpu-build-installed-statement", "[Issue]: Torch cpu installed on nvidia system"),
+    ("nvcc-unsupported-arch", "\"nvcc fatal : Unsupported gpu architechture 'compute_89'\" with docker image"),  # retyped
+    ("nvcc-unsupported-arch", "nvcc fatal : Value 'sm_61' is not defined for option 'cpu-architecture'"),
     ("gpu-not-detected-statement", "it's really slow and I checked the option and I saw that it was using CPU."),
     ("machine-crashes-under-gpu-load", "但是一运行train.py过一会电脑就会重启。。求解答。。"),
     ("torch-not-compiled-with-cuda", "Exception: Could not run 'aten::empty_strided' with arguments from the 'CUDA' "
