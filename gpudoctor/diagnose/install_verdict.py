@@ -65,20 +65,27 @@ def pip_refusal_severity(text: str, python: str | None) -> Severity | None:
     if pins_an_older_release(text):
         return Severity.ERROR
     py = parse_numeric(python)
-    return Severity.WARNING if py and py[:2] <= (3, 7) and _pins_above_listed(text) else None
+    refusal = _refusal(text)
+    if not (py and py[:2] <= (3, 7) and refusal):
+        return None
+    spec, listed = refusal
+    floors = [Version(s.version) for s in spec if s.operator in (">=", ">", "~=", "==") and "*" not in s.version]
+    return Severity.WARNING if floors and max(floors) > max(listed) else None
 
 
-def _pins_above_listed(text: str) -> bool:
+def _refusal(text: str) -> tuple[SpecifierSet, list[Version]] | None:
+    """pip's refusal read: the requirement's specifiers and the versions it lists (None: not one)."""
     m = _PIP_ASKED.search(text)
     if m is None:
-        return False
+        return None
     try:
         spec = SpecifierSet(m.group(1).replace(" ", "").rstrip(","))
         listed = [Version(v) for v in (p.strip() for p in m.group(2).split(",")) if v]
-        floors = [Version(s.version) for s in spec if s.operator in (">=", ">", "~=", "==") and "*" not in s.version]
+        for s in spec:
+            Version(s.version.rstrip(".*"))  # a specifier pip would not accept either
     except (InvalidSpecifier, InvalidVersion):
-        return False
-    return bool(listed and floors) and max(floors) > max(listed)
+        return None
+    return (spec, listed) if listed else None
 
 
 def pins_an_older_release(text: str) -> bool:
@@ -86,14 +93,9 @@ def pins_an_older_release(text: str) -> bool:
     requirement allows lies below a version that has a file here, so the pinned one exists
     and has none for this Python or platform. A pin above every listed version may be a
     release not yet out, a typo: it proves nothing."""
-    m = _PIP_ASKED.search(text)
-    if m is None:
+    refusal = _refusal(text)
+    if refusal is None:
         return False
-    try:
-        spec = SpecifierSet(m.group(1).replace(" ", "").rstrip(","))
-        listed = [Version(v) for v in (p.strip() for p in m.group(2).split(",")) if v]
-        bounds = [Version(s.version) for s in spec if s.operator in ("==", "===", "<", "<=") and "*" not in s.version]
-    except (InvalidSpecifier, InvalidVersion):
-        return False
-    return bool(listed and bounds) and not any(spec.contains(v, prereleases=True) for v in listed) \
-        and min(bounds) <= max(listed)
+    spec, listed = refusal
+    bounds = [Version(s.version) for s in spec if s.operator in ("==", "===", "<", "<=") and "*" not in s.version]
+    return bool(bounds) and not any(spec.contains(v, prereleases=True) for v in listed) and min(bounds) <= max(listed)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.diagnose.collect import STATED, TOOL, Facts
+from gpudoctor.diagnose.paste import Paste
 
 _LINUX = re.compile(r"\b(ubuntu|debian|centos|red ?hat|rhel|rocky|alma|fedora|arch linux|linux mint|mint|opensuse|"
                     r"suse|amazon linux|gentoo|manjaro|pop!?_os|linux)\b", re.I)
@@ -66,7 +67,7 @@ _FORM_OS = re.compile(r"^(?:#{2,4}[ \t]*|\*\*)(?:OS|Operating[ \t]system|OS[ \t]
                       r"(?:[ \t]*\n){0,2}[ \t]*(?:[-*][ \t]*)?([^\n#*]{2,60}?)[ \t]*$", re.M | re.I)
 
 
-def parse_issue_form(p, f: Facts) -> None:
+def parse_issue_form(p: Paste, f: Facts) -> None:
     """The OS an issue form's answer gives (read like the reporter's own words)."""
     if "os" not in p.lower and "platform" not in p.lower:
         return
