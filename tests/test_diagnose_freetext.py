@@ -181,6 +181,7 @@ def test_no_windows_from_text_that_is_not_a_prompt(text):
     ("predictor = model.deploy(initial_instance_count=1, instance_type='ml.g4dn.xlarge')", "docker"),  # SageMaker
     ("但使用docker容器（root）时，不能使用nvidia-smi", "docker"),  # "but in the docker container"
     ("在容器内运行 nvidia-smi 报错", "docker"),  # "running nvidia-smi inside the container"
+    ("nvidia-smi works just fine outside the container, and even within the container at runtime", "docker"),
     ("763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-inference:1.5.1-gpu-py36-cu101-ubuntu16.04", "docker"),
     ("image: ghcr.io/example/app:cuda12.4", "docker"),  # a GPU image named with its registry
 ])

@@ -14,7 +14,8 @@ _CONTAINER = re.compile(r"\b(?:docker|podman|nerdctl)[ \t]+(?:run|exec|compose)\
                         r"^\s*(?:FROM|image:)[ \t]+\S*(?:nvidia/cuda|pytorch/pytorch|tensorflow/tensorflow|nvcr\.io)\S*|"
                         # any other GPU image a Dockerfile starts from: "FROM jrottenberg/ffmpeg:4.2-nvidia"
                         r"^[ \t]*(?-i:FROM)[ \t]+(?=[\w./:-]*(?i:nvidia|cuda|gpu))[\w.-]+(?:/[\w.-]+)*(?::[\w.-]+)?[ \t]*$|"
-                        r"^root@[0-9a-f]{12}:|/\.dockerenv\b|\b(?:inside|in) (?:a |the |my |our |this )?(?:docker|container)\b|"
+                        r"^root@[0-9a-f]{12}:|/\.dockerenv\b|"
+                        r"\b(?:inside|within|in) (?:a |the |my |our |this )?(?:docker|container)\b|"
                         # the NVIDIA Container Toolkit's own variables: only a container reads them
                         r"\bNVIDIA_(?:VISIBLE_DEVICES|DRIVER_CAPABILITIES)\b|"
                         # a GPU image named with its registry: "763104351884.dkr.ecr.us-east-1.amazonaws.com/
