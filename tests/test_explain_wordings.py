@@ -233,6 +233,7 @@ from gpudoctor.diagnose.catalog import match_text
     ("gpu-overheating-statement", "my card keeps overheating and the training stops"),
     ("gpu-overclocked-statement", "+125 on Core GPU Boost Clock"),
     ("cpu-build-installed-statement", "[Issue]: Torch cpu installed on nvidia system"),
+    ("one-gpu-of-several-fails-statement", "I'm having this cuda error (err_no=30) issue on one of my gpu 2060 super"),
     ("nvcc-unsupported-arch", "\"nvcc fatal : Unsupported gpu architechture 'compute_89'\" with docker image"),  # retyped
     ("nvcc-unsupported-arch", "nvcc fatal : Value 'sm_61' is not defined for option 'cpu-architecture'"),
     ("gpu-not-detected-statement", "it's really slow and I checked the option and I saw that it was using CPU."),
