@@ -460,3 +460,11 @@ def test_autocast_without_cuda_beside_an_nvidia_gpu_is_a_torch_that_did_not_get_
     assert any(cat == "cpu-only-build" and sev is Severity.WARNING
                for _, cat, sev in _outcomes("I am running this on an Nvidia V100 node\n" + line))
     assert not any(cat == "cpu-only-build" for _, cat, _ in _outcomes(line))
+
+
+def test_pip_listing_cuda_jaxlibs_is_no_platform_without_them():
+    line = ("ERROR: Could not find a version that satisfies the requirement jaxlib==0.4.29+cuda12.cudnn88 (from "
+            "versions: 0.1.75+cuda11.cudnn805, 0.1.76+cuda11.cudnn82)\n")
+    assert not any(code == "GD814" for code, _, _ in _outcomes(line))
+    assert any(code == "GD814" for code, _, _ in _outcomes(
+        "ERROR: No matching distribution found for jaxlib==0.4.29+cuda12.cudnn88\n"))

@@ -36,6 +36,11 @@ def test_cudnn_versions_as_written_and_as_archive_names(text, version):
     assert [lib.version for lib in snap(text).cudnn or ()] == [version]
 
 
+def test_a_wheel_tags_cudnn_digits_are_no_cudnn_release():
+    # jaxlib's "+cuda12.cudnn88" means cuDNN 8.8, not a cuDNN 88
+    assert not snap("jaxlib==0.4.29+cuda12.cudnn88").cudnn
+
+
 def test_a_yolo_checks_like_list_line_keeps_the_whole_version():
     s = snap("python 3.12.8\ntorch 2.5.0\n")
     assert torch_of(s).version.value == "2.5.0"

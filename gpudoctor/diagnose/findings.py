@@ -66,6 +66,8 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
             if entry.id == "pip-old-release-no-file-here" else None
         if entry.id == "pip-old-release-no-file-here" and pin is None:
             continue  # a pin above every listed version may be a release not yet out: nothing to say
+        if entry.id == "jaxlib-cuda-wheel-missing" and "+cuda" in sig.text.partition("from versions:")[2]:
+            continue  # pip lists CUDA jaxlibs here: the platform has them, the pinned one is not in that index
         rule = RULES[entry.code]
         # The same for every line of one message: a log repeating it thousands of times is judged once.
         key = (entry.code, entry.category)

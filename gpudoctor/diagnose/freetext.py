@@ -106,7 +106,7 @@ _CUDA_MAJOR = re.compile(r"\bCUDA[ \t_-]?v?(1[0-3]|[7-9])\b(?![.,]\d)", re.I)
 _NVCC_THEN_VERSION = re.compile(r"^[^\n]{0,20}\bnvcc[ \t]+(?:-V|--version)[ \t`]*\n[ \t]*(?:>>>|>)?[ \t]*"
                                 r"(\d{1,2}\.\d)(?:\.\d{1,3})?[ \t]*$", re.M)
 _NVCC = re.compile(r"\bnvcc(?:[ \t]{1,2}(?:-V|--version))?" + _SEP + r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b(?!\.?\d)", re.I)
-_CUDNN = re.compile(r"\bcuDNN" + _SEP + r"(\d{1,2}(?:\.\d{1,2}(?:\.\d{1,3}){0,2})?)\b(?!\.?\d)(?!-(?:windows|linux))", re.I)
+_CUDNN = re.compile(r"\bcuDNN" + _SEP + r"(\d(?:\.\d{1,2}(?:\.\d{1,3}){0,2})?)\b(?!\.?\d)(?!-(?:windows|linux))", re.I)
 # NVIDIA's archive names: "cudnn-11.4-windows-x64-v8.2.2.26" (the CUDA, then the cuDNN after "v"),
 # "cudnn-linux-x86_64-8.9.7.29_cuda12-archive", "cudnn-windows-x86_64-9.1.0.70_cuda12-archive".
 _CUDNN_ARCHIVE = re.compile(r"\bcudnn[ -]\d{1,2}\.\d-(?:windows|linux)[\w-]*?-v(\d\.\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)|"
