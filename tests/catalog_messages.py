@@ -5,6 +5,8 @@ MESSAGES = {
     "blender-cycles-no-kernel-for-gpu": "CUDA binary kernel for this graphics card compute capability (8.6) not found.",
     "blender-cycles-gpu-too-old": "CUDA backend requires compute capability 5.0 or up, but found 3.5. Your GPU is not "
                                   "supported.",
+    "spconv-cpu-only-build": "RuntimeError: /io/build/temp.linux-x86_64-cpython-37/spconv/build/core_cc/src/csrc/sparse/all/"
+                             "SpconvOps/SpconvOps_get_indice_pairs.cc(65) not implemented for CPU ONLY build.",
     "lightgbm-gpu-learner-not-built": "lightgbm.basic.LightGBMError: GPU Tree Learner was not enabled in this build.",
     "ctranslate2-not-compiled-with-cuda": "ValueError: This CTranslate2 package was not compiled with CUDA support",
     "colmap-built-without-cuda": "ERROR: Dense stereo reconstruction requires CUDA, which is not available on your "

@@ -104,6 +104,21 @@ def test_cuda_unavailable_on_a_jetson_is_a_wheel_not_built_for_it():
     assert not any(code == "GD820" for code, _, _ in _outcomes("My RTX 3060 works, torch.cuda.is_available() is True\n"))
 
 
+@pytest.mark.parametrize("paste, hosted", [
+    ("Bug report for Colab: http://colab.research.google.com/.\nassert torch.cuda.is_available() is returning False\n",
+     True),
+    ("On Kaggle notebook torch.cuda.is_available() returns False\n", True),
+    ("File /kaggle/working/train.py, line 3\nRuntimeError: No CUDA GPUs are available\n", True),
+    # another machine: the failing one is the reporter's own
+    ("It works on Colab, but on my server torch.cuda.is_available() returns False\n", False),
+    # a GPU is shown, so the session has one
+    ("In Colab with a Tesla T4, torch.cuda.is_available() returns False\n", False),
+])
+def test_cuda_unavailable_in_a_hosted_notebook_is_a_session_without_a_gpu(paste, hosted):
+    outcomes = _outcomes(paste)
+    assert any(code in ("GD820", "GD809") and category == "container-no-gpu" for code, category, _ in outcomes) is hosted
+
+
 def test_a_precision_the_program_uses_is_a_warning_where_the_gpu_lacks_it():
     asked = "I tested FP8 quantization on the RTX 3090 and it is slower\n"
     assert ("GD612", "precision-unsupported", Severity.WARNING) in _outcomes(asked)

@@ -27,6 +27,12 @@ from gpudoctor.diagnose.catalog import match_text
     ("container-cuda-requirement", "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, "
                                    "please update your driver to a newer version"),
     ("container-cuda-requirement", "nvidia-container-cli: requirement error: unsatisfied condition: driver < 385"),
+    ("driver-api-symbol-missing", "> The procedure entry point cuDevicePrimaryCtxReset_v2 could not be located in the "
+                                  "dynamic link library nvcuda.dll"),
+    ("driver-insufficient", "Can't start miner, video driver is too old Please update the video driver or use T-Rex "
+                            "Competted with Cuda V11.0 or older."),
+    ("jetson-container-empty-library", "/usr/lib/aarch64-linux-gnu/libcublas.so  file not recognized: File truncated"),
+    ("jetson-container-empty-library", "**/usr/lib/aarch64-linux-gnu/libcublas.so.10.2.2.89: empty**"),
     ("wsl-dxcore-init-failed", "WSL2 error: dxcore initialization failed, continuing assuming a non-WSL environment"),
     ("jetson-container-empty-library", "./segnet-console: error while loading shared libraries: "
                                        "/usr/lib/aarch64-linux-gnu/libnvinfer.so.7: file too short"),

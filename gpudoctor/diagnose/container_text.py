@@ -79,6 +79,17 @@ _CONTAINER_CLUES = (
 _L4T_R32_IMAGE = re.compile(r"(?<![\w./:-])[\w./-]*(?:l4t[\w.-]*:r32|:[\w.-]*l4t-r32)\.\d+(?:\.\d+)?\b", re.I)
 
 
+# A hosted notebook: Colab's URL or module, its /content working folder beside its dist-packages, Kaggle's
+# /kaggle folders, or the reporter running there ("on Colab", "in a Kaggle notebook"). Its GPU is the
+# accelerator chosen for the session: a runtime started without one has no GPU at all. "works on Colab"
+# speaks of another machine than the failing one, so it is no clue.
+_HOSTED_NOTEBOOK = re.compile(
+    r"\bcolab\.research\.google\.com\b|\bgoogle\.colab\b|/kaggle/(?:working|input)\b"
+    r"|(?<!works )(?<!worked )(?<!working )(?<!fine )\b(?:on|in|using|with) (?:google |a |the |my )?"
+    r"(?:colab|kaggle)(?: (?:notebook|kernel|runtime|pro))?\b", re.I)
+_HOSTED_NEEDLES = ("colab", "kaggle")
+
+
 def container_clues(p: Paste, f: Facts, search) -> None:
     """The first container clue the paste shows, and a container start that asked for no GPU.
     `search(rx, needles)`: the first match of rx on the lines holding one of the needles."""
@@ -87,6 +98,11 @@ def container_clues(p: Paste, f: Facts, search) -> None:
         if m:
             f.put("system.container", kind, p.where("container clue", m.start(), claim=False), STATED)
             break
+    hosted = search(_HOSTED_NOTEBOOK, _HOSTED_NEEDLES)
+    if hosted:
+        kind = "Kaggle" if "kaggle" in hosted.group(0).lower() else "Colab"
+        f.extra_reads.append(Read("system.hosted_notebook", kind, p.where("hosted notebook", hosted.start(),
+                                                                          claim=False)))
     image = search(_L4T_R32_IMAGE, ("l4t",))
     if image:
         f.extra_reads.append(Read("image.l4t_host_mounts_cuda", image.group(0), p.where("image", image.start(),

@@ -1,6 +1,7 @@
 """When a paste says CUDA is unavailable and no finding says why: the one likely
 cause that where the program runs implies (a container, WSL 2, native Windows,
-a library built at install time), and a WSL 2 whose Windows predates GPU support."""
+a library built at install time, a hosted notebook), and a WSL 2 whose Windows
+predates GPU support."""
 
 from __future__ import annotations
 
@@ -107,6 +108,18 @@ def cpu_fallback_findings(d: Diagnosis, findings: list[Finding]) -> list[Finding
             fix=Fix("Check which build is installed now (torch.version.cuda None, tensorflow-cpu, a jaxlib without "
                     "its CUDA plugin) and reinstall the GPU build after the package, or install the package with "
                     "--no-deps.", ("pip list | grep -i -E 'torch|tensorflow|jax'", "gpudoctor install torch")))]
+    hosted = next((r for r in d.reads if r.fact == "system.hosted_notebook"), None)
+    if hosted is not None and not s.gpus and (torch is None or torch.build.value in (None, "cuda")) \
+            and all(f.severity is Severity.INFO for f in findings):
+        # No GPU shown, none implied (a GPU's precision limit is), and CUDA unavailable in a hosted
+        # notebook: its session got no GPU accelerator.
+        evidence.append(Evidence("system.hosted_notebook", hosted.value, hosted.source))
+        menu = "Settings > Accelerator > GPU" if hosted.value == "Kaggle" else "Runtime > Change runtime type > GPU"
+        return [rule.finding(
+            f"CUDA is unavailable in a {hosted.value} notebook: most often its session runs without a GPU accelerator",
+            evidence=evidence, category="container-no-gpu",
+            fix=Fix(f"Choose a GPU accelerator ({menu}), restart the session, and check `!nvidia-smi` before running "
+                    "the code again; a quota that ran out also gives a session without one.", ("nvidia-smi",)))]
     if on_jetson(s) and (torch is None or torch.build.value in (None, "cpu")):
         # PyPI's and conda's aarch64 wheels are CPU-only or SBSA (server) builds: neither drives
         # Tegra's integrated GPU; only NVIDIA's JetPack builds do (install_channels.toml [[jetson]]).

@@ -113,8 +113,9 @@ def signal_findings(d: Diagnosis, m: Matrices | None = None) -> list[Finding]:
         other = framework_with_another_cudnn_major(sig.text, d.snapshot) if entry.code == "GD805" else None
         if other is not None and category != "cudnn-version-mismatch":
             category = "library-conflict"
-        if entry.code == NO_DEVICE and (category or rule.category) == rule.category and _boundary(d.snapshot) is None:
-            # No device, and no container or WSL to hide it: as often CUDA_VISIBLE_DEVICES naming no GPU.
+        if entry.code == NO_DEVICE and (category or rule.category) == rule.category and _boundary(d.snapshot) is None \
+                and not any(r.fact == "system.hosted_notebook" for r in d.reads):
+            # No device, and no container, WSL or notebook session to hide it: as often CUDA_VISIBLE_DEVICES naming none.
             severity = Severity.WARNING
             category = entry.bare_metal or category
         if category == "arch-in-range" or (entry.code == "GD801" and category == "info"):
