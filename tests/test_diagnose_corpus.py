@@ -30,7 +30,7 @@ SPLITS = ("development", "development-blind", "held-out", "held-out-a", "held-ou
           "held-out-s", "held-out-t", "held-out-u", "held-out-v",
           "held-out-w", "held-out-x", "held-out-y", "held-out-z", "held-out-aa", "held-out-ab", "held-out-ac", "held-out-ad",
           "held-out-ae", "held-out-af", "held-out-ag", "held-out-ah",
-          "held-out-ai", "held-out-aj")
+          "held-out-ai", "held-out-aj", "held-out-ak")
 
 
 def report_for(name):
